@@ -1,0 +1,112 @@
+# mshare-uml: build Linux 6.12 for ARCH=um with the mm-patches series and the
+# CUnit harness as /init, and run it.  `make help` lists the targets.
+
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+SRC := $(BUILD)/linux
+OBJ := $(BUILD)/obj
+HARNESS_OUT := $(BUILD)/harness
+TARBALL ?= /usr/src/linux-source-6.12.tar.xz
+SERIES ?= $(ROOT)/mm-patches/series
+FRAGMENTS := $(wildcard $(ROOT)/uml/config/*.config)
+INITRAMFS_LIST := $(BUILD)/initramfs.list
+INITRAMFS_CONFIG := $(BUILD)/initramfs.config
+JOBS ?= $(shell nproc)
+
+# ccache outside the checkout, keyed on paths relative to it, so a fresh
+# clone (CI) reuses the objects of an earlier build on this machine.
+export CCACHE_DIR ?= $(HOME)/.cache/mshare-uml-ccache
+export CCACHE_BASEDIR := $(ROOT)
+export CCACHE_NOHASHDIR := true
+export CCACHE_MAXSIZE ?= 8G
+
+# One kernel build at a time on this machine (2 cores): builds queue on a lock.
+KMAKE := flock $(BUILD)/.kbuild.lock $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 \
+	CC="ccache gcc" HOSTCC="ccache gcc" -j$(JOBS)
+
+# Kernel command line for `make run` / `make test`, and a boot timeout.
+T ?=
+RUN_ARGS ?=
+TIMEOUT ?= 900
+
+.PHONY: all linux deps source config kernel harness run test valgrind check-series \
+	export-patches clean distclean help
+
+all: linux
+
+help:
+	@echo 'mshare-uml targets:'
+	@echo '  make              install missing packages, build ./linux (UML with the harness as /init)'
+	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
+	@echo '  make test         everything CI checks; non-zero exit on any failure'
+	@echo '  make valgrind     run the host build of the harness under memcheck'
+	@echo '  make check-series build every prefix of mm-patches/series'
+	@echo '  make export-patches  write the commits of build/linux back to mm-patches/'
+	@echo '  make config       (re)generate build/obj/.config from uml/config/*.config'
+	@echo '  make harness      build the harness only (build/harness/init, host-harness)'
+	@echo '  make deps         install the Debian packages in uml/packages.txt'
+	@echo '  make clean        remove build/obj and ./linux (keeps build/linux, your workspace)'
+	@echo '  make distclean    remove build/ entirely'
+	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
+
+deps:
+	@sh $(ROOT)/uml/install-deps.sh
+
+# Re-applies only the patches that changed; never discards local commits.
+source: deps
+	@bash $(ROOT)/uml/prepare-source.sh $(TARBALL) $(SRC) $(SERIES)
+
+harness: deps
+	@$(MAKE) --no-print-directory -C $(ROOT)/harness O=$(HARNESS_OUT)
+
+$(INITRAMFS_LIST): $(ROOT)/uml/initramfs.list.in | $(BUILD)
+	sed 's|@HARNESS_INIT@|$(HARNESS_OUT)/init|' $< >$@
+
+$(INITRAMFS_CONFIG): | $(BUILD)
+	echo 'CONFIG_INITRAMFS_SOURCE="$(INITRAMFS_LIST)"' >$@
+
+$(BUILD):
+	mkdir -p $@
+
+# defconfig + fragments, then a check that every requested option survived.
+$(OBJ)/.config: $(FRAGMENTS) $(INITRAMFS_CONFIG) $(SRC)/Makefile
+	@mkdir -p $(OBJ)
+	$(KMAKE) -s defconfig
+	cd $(SRC) && ARCH=um SUBARCH=x86_64 scripts/kconfig/merge_config.sh -m \
+		-O $(OBJ) $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG) >/dev/null
+	$(KMAKE) -s olddefconfig
+	sh $(ROOT)/uml/check-config.sh $@ $(FRAGMENTS) $(INITRAMFS_CONFIG)
+
+config: source
+	@$(MAKE) --no-print-directory $(OBJ)/.config
+
+kernel: source harness $(INITRAMFS_LIST)
+	@$(MAKE) --no-print-directory $(OBJ)/.config
+	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
+	$(KMAKE) linux
+	@ln -sfn build/obj/linux $(ROOT)/linux
+
+linux: kernel
+
+run: linux
+	@bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) --log $(BUILD)/run.log \
+		$(if $(T),--tests $(T)) -- $(RUN_ARGS)
+
+test: linux
+	@bash $(ROOT)/uml/test.sh
+
+# The harness and tests on the host under memcheck (mshare suites skip there).
+valgrind: harness
+	@bash $(ROOT)/uml/valgrind-harness.sh $(HARNESS_OUT)/host-harness $(BUILD)/valgrind.log
+
+check-series: source
+	@bash $(ROOT)/uml/check-series.sh $(SRC) $(OBJ)-series $(SERIES) $(FRAGMENTS)
+
+export-patches:
+	@bash $(ROOT)/uml/export-patches.sh $(SRC) $(SERIES)
+
+clean:
+	rm -rf $(OBJ) $(OBJ)-series $(HARNESS_OUT) $(BUILD)/run*.log $(ROOT)/linux
+
+distclean:
+	rm -rf $(BUILD) $(ROOT)/linux

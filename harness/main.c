@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mshare-uml test harness.
+ *
+ * Built twice from the same sources: as the static /init of the UML
+ * guest (pid 1: mounts, kernel log watch, verdict in /proc/exitcode,
+ * power off) and as a dynamic host program (exit status is the verdict).
+ *
+ * Exit status / verdict: 0 pass, 1 test or log failure, 2 usage error.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <CUnit/Basic.h>
+
+#include "init_duties.h"
+#include "kmsg_watch.h"
+#include "options.h"
+#include "requirements.h"
+#include "results_xml.h"
+#include "selection.h"
+#include "suite_registry.h"
+#include "test_util.h"
+
+#define EXIT_PASS	0
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+#define CMDLINE_MAX	4096
+
+static struct harness_options opts;
+static struct selection sel;
+static bool registry_ready;
+
+/* Frees everything; also run in forked test children before _exit(). */
+static void release_state(bool in_child)
+{
+	kmsg_watch_stop(in_child);
+	if (registry_ready && in_child)
+		harness_free_cunit_in_child();
+	else if (registry_ready)
+		CU_cleanup_registry();
+	registry_ready = false;
+	selection_free(&sel);
+	options_free(&opts);
+}
+
+static void release_child_state(void)
+{
+	release_state(true);
+}
+
+static int parse_options(int argc, char **argv)
+{
+	static char cmdline[CMDLINE_MAX];
+
+	if (!harness_is_init())
+		return options_from_argv(&opts, argc, argv);
+	/* The kernel keeps harness.x=y parameters from init's argv. */
+	if (harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0) {
+		printf("harness: cannot read /proc/cmdline\n");
+		return -1;
+	}
+	return options_from_cmdline(&opts, cmdline);
+}
+
+/*
+ * The host's kernel log is not ours: watch it only when asked.  As init the
+ * watch is the point of the run, so a log that cannot be read fails it.
+ * Returns true if the watch is required and could not start.
+ */
+static bool start_kmsg_watch(void)
+{
+	const char *path = opts.kmsg_file ? opts.kmsg_file : "/dev/kmsg";
+	int ret;
+
+	if (!opts.kmsg_file && !harness_is_init() && !opts.watch_kmsg) {
+		printf("harness: kernel log watch off on the host (--watch-kmsg)\n");
+		return false;
+	}
+	ret = kmsg_watch_start(path, !opts.kmsg_file);
+	if (!ret)
+		return false;
+	printf("harness: kernel log watch off: %s: %s\n", path, strerror(-ret));
+	return harness_is_init();
+}
+
+static int write_results(unsigned int final_log_bad)
+{
+	const char *dir = opts.results;
+	int ret;
+
+	if (harness_is_init()) {
+		ret = init_mount_results(opts.results, &dir);
+		if (ret)
+			return ret;
+	}
+	ret = results_xml_write(dir, final_log_bad);
+	if (harness_is_init())
+		init_unmount_results();
+	return ret;
+}
+
+static int report_verdict(unsigned int final_log_bad, bool results_failed,
+			  bool watch_failed)
+{
+	CU_pRunSummary sum = CU_get_run_summary();
+	unsigned int passed = sum->nTestsRun - sum->nTestsFailed;
+	/* Suite init/cleanup failures and a dirty log count as failed. */
+	unsigned int failed = sum->nTestsFailed + sum->nSuitesFailed +
+			      (final_log_bad ? 1 : 0) +
+			      (results_failed ? 1 : 0) +
+			      (watch_failed ? 1 : 0);
+
+	printf("\nharness: %u passed, %u failed\n", passed, failed);
+	printf("harness: verdict %s\n", failed ? "FAIL" : "PASS");
+	return failed ? EXIT_FAIL : EXIT_PASS;
+}
+
+static int run_selected(void)
+{
+	unsigned int final_log_bad;
+	bool results_failed = false;
+	bool watch_failed;
+
+	watch_failed = start_kmsg_watch();
+	selection_apply(&sel);
+	requirements_apply();
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	if (CU_basic_run_tests() != CUE_SUCCESS)
+		printf("harness: CUnit: %s\n", CU_get_error_msg());
+	final_log_bad = kmsg_watch_final_check();
+	if (opts.results)
+		results_failed = write_results(final_log_bad) != 0;
+	return report_verdict(final_log_bad, results_failed, watch_failed);
+}
+
+/* Unknown names are an error: run nothing rather than less. */
+static int parse_selection(void)
+{
+	int ret = selection_parse(opts.run, &sel);
+
+	if (ret)
+		printf("harness: bad selection '%s' (want suite or suite/test, comma-separated)\n",
+		       opts.run);
+	else
+		ret = selection_validate(&sel, true);
+	if (ret)
+		printf("harness: verdict FAIL (bad selection, nothing run)\n");
+	return ret;
+}
+
+static int run_harness(int argc, char **argv)
+{
+	if (parse_options(argc, argv)) {
+		options_usage(argv[0]);
+		return EXIT_USAGE;
+	}
+	if (opts.help) {
+		options_usage(argv[0]);
+		return EXIT_PASS;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		printf("harness: CUnit: %s\n", CU_get_error_msg());
+		return EXIT_FAIL;
+	}
+	registry_ready = true;
+	if (harness_register_with_cunit())
+		return EXIT_FAIL;
+	harness_set_child_release(release_child_state);
+	if (opts.list) {
+		harness_print_suite_list();
+		return EXIT_PASS;
+	}
+	if (opts.run && parse_selection())
+		return EXIT_USAGE;
+	return run_selected();
+}
+
+int main(int argc, char **argv)
+{
+	int code;
+
+	/* Unbuffered: nothing may be lost when pid 1 powers off or dies. */
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (harness_is_init())
+		init_prepare();
+	code = run_harness(argc, argv);
+	release_state(false);
+	if (harness_is_init())
+		init_power_off(code);
+	return code;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Harness options, from argv (host) or /proc/cmdline (UML init). */
+#ifndef HARNESS_OPTIONS_H
+#define HARNESS_OPTIONS_H
+
+#include <stdbool.h>
+
+struct harness_options {
+	bool list;
+	bool help;
+	/* Host only: the host's kernel log is not ours, so opt in. */
+	bool watch_kmsg;
+	/* Comma-separated selection (suite or suite/test), NULL = all. */
+	char *run;
+	/* Directory for the XML results (a host path under UML). */
+	char *results;
+	/* Test hook: read "kernel log" records from this file. */
+	char *kmsg_file;
+};
+
+int options_from_argv(struct harness_options *opts, int argc, char **argv);
+int options_from_cmdline(struct harness_options *opts, const char *cmdline);
+void options_usage(const char *prog);
+void options_free(struct harness_options *opts);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite requirements: common checks, and marking suites whose
+ * requirement is unmet as inactive so CUnit reports them as not run
+ * (never as passed), with one line saying why.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <CUnit/CUnit.h>
+
+#include "kmsg_watch.h"
+#include "requirements.h"
+#include "suite_registry.h"
+#include "test_util.h"
+
+#define MOUNTS_TEXT_MAX	16384
+
+/* pid 1 means we are /init in the UML guest, not a host process. */
+bool harness_is_init(void)
+{
+	return getpid() == 1;
+}
+
+const char *harness_requires_init(void)
+{
+	return harness_is_init() ? NULL : "needs to run as init in UML";
+}
+
+const char *harness_requires_kmsg_watch(void)
+{
+	return kmsg_watch_active() ? NULL : "kernel log watch is off";
+}
+
+const char *harness_requires_msharefs(void)
+{
+	static char mounts[MOUNTS_TEXT_MAX];
+
+	if (harness_read_file("/proc/mounts", mounts, sizeof(mounts)) < 0)
+		return "cannot read /proc/mounts";
+	if (!strstr(mounts, " /sys/fs/mshare msharefs "))
+		return "msharefs is not mounted at /sys/fs/mshare";
+	return NULL;
+}
+
+void requirements_apply(void)
+{
+	struct harness_suite *s;
+	const char *why;
+
+	for (s = harness_suites(); s; s = s->next) {
+		/* Only suites the selection wants are worth a line. */
+		if (!s->requires || !s->cu_suite->fActive)
+			continue;
+		why = s->requires();
+		if (!why)
+			continue;
+		printf("harness: skipping suite %s: %s\n", s->name, why);
+		CU_set_suite_active(s->cu_suite, CU_FALSE);
+	}
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Which suites and tests to run: "suite" or "suite/test", comma-separated. */
+#ifndef HARNESS_SELECTION_H
+#define HARNESS_SELECTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "suite_registry.h"
+
+struct selection_item {
+	char *suite;
+	/* NULL selects the whole suite. */
+	char *test;
+};
+
+struct selection {
+	struct selection_item *items;
+	size_t count;
+};
+
+int selection_parse(const char *spec, struct selection *sel);
+int selection_validate(const struct selection *sel, bool verbose);
+bool selection_wants_suite(const struct selection *sel,
+			   const struct harness_suite *suite);
+bool selection_wants_test(const struct selection *sel,
+			  const struct harness_suite *suite,
+			  const char *test);
+void selection_apply(const struct selection *sel);
+void selection_free(struct selection *sel);
+
+#endif

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers for test bodies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "test_util.h"
+
+/* /proc/meminfo is about 1.5 kB; leave room for kernels that add fields. */
+#define PROC_TEXT_MAX	16384
+
+static void (*child_release)(void);
+
+/* main() sets this so a child frees the harness state before leaving. */
+void harness_set_child_release(void (*release)(void))
+{
+	child_release = release;
+}
+
+/*
+ * _exit(), not exit(): the child must not flush stdio buffers or run
+ * atexit handlers that belong to the parent.  Freeing first keeps
+ * valgrind's leak check of the child clean.
+ */
+void harness_child_exit(int status)
+{
+	harness_child_release();
+	_exit(status);
+}
+
+/* For a child that ends by a signal: valgrind still checks it for leaks. */
+void harness_child_release(void)
+{
+	if (child_release)
+		child_release();
+	child_release = NULL;
+}
+
+pid_t harness_start_child(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		harness_child_exit(fn(arg));
+	return pid;
+}
+
+int harness_wait_child(pid_t pid, struct harness_child_result *res)
+{
+	int wstatus;
+
+	memset(res, 0, sizeof(*res));
+	while (waitpid(pid, &wstatus, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	res->exited = WIFEXITED(wstatus);
+	res->status = res->exited ? WEXITSTATUS(wstatus) : 0;
+	res->signaled = WIFSIGNALED(wstatus);
+	res->signo = res->signaled ? WTERMSIG(wstatus) : 0;
+	return 0;
+}
+
+int harness_run_child(int (*fn)(void *arg), void *arg,
+		      struct harness_child_result *res)
+{
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	pid = harness_start_child(fn, arg);
+	if (pid < 0)
+		return pid;
+	return harness_wait_child(pid, res);
+}
+
+/* Read a small file whole, NUL-terminated; returns its length or -errno. */
+ssize_t harness_read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int err = 0;
+	ssize_t n;
+	int fd;
+
+	if (!size)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return err ? -err : (ssize_t)len;
+}
+
+/*
+ * Find "Field:   1234 kB" at the start of a line of /proc/meminfo or
+ * /proc/PID/status text.  Returns 0 and the value, or -ENOENT.
+ */
+int harness_kb_field_parse(const char *text, const char *field, long *kb)
+{
+	size_t len = strlen(field);
+	const char *line = text;
+	char *end;
+	long val;
+
+	while (line && *line) {
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			val = strtol(line + len + 1, &end, 10);
+			if (end != line + len + 1 && !strncmp(end, " kB", 3)) {
+				*kb = val;
+				return 0;
+			}
+			return -EINVAL;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -ENOENT;
+}
+
+static long proc_kb(const char *path, const char *field)
+{
+	static char text[PROC_TEXT_MAX];
+	long kb;
+
+	if (harness_read_file(path, text, sizeof(text)) < 0)
+		return -1;
+	if (harness_kb_field_parse(text, field, &kb))
+		return -1;
+	return kb;
+}
+
+/* A /proc/meminfo field in kB, or -1. */
+long harness_meminfo_kb(const char *field)
+{
+	return proc_kb("/proc/meminfo", field);
+}
+
+/* A /proc/self/status field in kB (e.g. "VmPTE"), or -1. */
+long harness_proc_status_kb(const char *field)
+{
+	return proc_kb("/proc/self/status", field);
+}
+
+/*
+ * On SMP kernels /proc/meminfo lags behind by the per-cpu counter deltas
+ * (up to hundreds of pages on a big host), enough to hide a 32-page
+ * change.  Folding them first makes it exact.  Best effort: needs root,
+ * and !SMP kernels (UML) have no stat_refresh and no lag.
+ */
+void harness_vm_stat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	/* On failure the figures are just less exact: nothing to do. */
+	if (write(fd, "1", 1) != 1)
+		errno = 0;
+	close(fd);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers for test bodies: child processes, /proc readers. */
+#ifndef HARNESS_TEST_UTIL_H
+#define HARNESS_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "compiler.h"
+
+struct harness_child_result {
+	bool exited;
+	int status;		/* exit status, when exited */
+	bool signaled;
+	int signo;		/* terminating signal, when signaled */
+};
+
+/*
+ * Run fn(arg) in a forked child and wait for it.  The child must not use
+ * CU_ASSERT (its failures would be recorded in the child's copy and
+ * lost); it reports through its return value, which becomes its exit
+ * status.  Returns 0, or -errno if fork/wait failed.
+ */
+int harness_run_child(int (*fn)(void *arg), void *arg,
+		      struct harness_child_result *res);
+/*
+ * The same in two steps, for children that must run at the same time:
+ * harness_start_child() returns the child's pid (or -errno) without
+ * waiting, harness_wait_child() waits for it (0 or -errno).
+ */
+pid_t harness_start_child(int (*fn)(void *arg), void *arg);
+int harness_wait_child(pid_t pid, struct harness_child_result *res);
+void harness_child_exit(int status) __noreturn;
+void harness_child_release(void);
+void harness_set_child_release(void (*release)(void));
+
+ssize_t harness_read_file(const char *path, char *buf, size_t size);
+int harness_kb_field_parse(const char *text, const char *field, long *kb);
+long harness_meminfo_kb(const char *field);
+long harness_proc_status_kb(const char *field);
+void harness_vm_stat_refresh(void);
+
+#endif

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Self-test of the harness's own parsers: test selection, the kernel log
+ * pattern matcher and the /proc kB field reader.  Runs on the host too.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kmsg_patterns.h"
+#include "options.h"
+#include "selection.h"
+
+static void test_selection_suite_only(void)
+{
+	struct selection sel;
+
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness", &sel), 0);
+	CU_ASSERT_EQUAL(sel.count, 1);
+	CU_ASSERT_STRING_EQUAL(sel.items[0].suite, "harness");
+	CU_ASSERT_PTR_NULL(sel.items[0].test);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+}
+
+static void test_selection_suite_test(void)
+{
+	struct harness_suite *self = harness_find_suite("harness");
+	struct selection sel;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/selection_suite_test",
+					      &sel), 0);
+	CU_ASSERT_STRING_EQUAL(sel.items[0].test, "selection_suite_test");
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self,
+					    "selection_suite_test"));
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self,
+					     "selection_suite_only"));
+	selection_free(&sel);
+}
+
+static void test_selection_multiple(void)
+{
+	struct harness_suite *self = harness_find_suite("harness");
+	struct selection sel;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/kmsg_matcher,harness",
+					      &sel), 0);
+	CU_ASSERT_EQUAL(sel.count, 2);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	/* A whole-suite item wins over a single-test item. */
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "meminfo_parser"));
+	selection_free(&sel);
+}
+
+static void test_selection_unknown(void)
+{
+	struct selection sel;
+
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness,nosuch", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/nosuchtest", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+}
+
+static void test_selection_syntax(void)
+{
+	static const char *const bad[] = { "", "a,,b", "a/", "/b", "a/b/c",
+					   "a," };
+	struct selection sel;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		CU_ASSERT_NOT_EQUAL(selection_parse(bad[i], &sel), 0);
+		CU_ASSERT_EQUAL(sel.count, 0);
+	}
+}
+
+static void test_selection_explicit_only(void)
+{
+	struct harness_suite fake = { .name = "fake", .explicit_only = true };
+	struct selection none = { 0 };
+	struct selection sel;
+
+	CU_ASSERT_FALSE(selection_wants_suite(&none, &fake));
+	CU_ASSERT_EQUAL_FATAL(selection_parse("fake", &sel), 0);
+	CU_ASSERT_TRUE(selection_wants_suite(&sel, &fake));
+	selection_free(&sel);
+}
+
+static void test_options_cmdline(void)
+{
+	struct harness_options o;
+
+	CU_ASSERT_EQUAL_FATAL(options_from_cmdline(&o,
+		"console=tty0 mem=256M harness.run=baseline,harness/x "
+		"harness.list harness.results=/tmp/r\n"), 0);
+	CU_ASSERT_STRING_EQUAL(o.run, "baseline,harness/x");
+	CU_ASSERT_STRING_EQUAL(o.results, "/tmp/r");
+	CU_ASSERT_TRUE(o.list);
+	options_free(&o);
+	/* Typos and missing values must not be ignored. */
+	CU_ASSERT_NOT_EQUAL(options_from_cmdline(&o, "harness.rnu=x"), 0);
+	options_free(&o);
+	CU_ASSERT_NOT_EQUAL(options_from_cmdline(&o, "harness.run"), 0);
+	options_free(&o);
+}
+
+static void test_kmsg_matcher(void)
+{
+	CU_ASSERT_TRUE(kmsg_record_is_bad(
+		"4,123,456,-;WARNING: CPU: 0 PID: 1 at mm/mshare.c:10 f+0x1/0x2"));
+	CU_ASSERT_TRUE(kmsg_record_is_bad("1,2,3,-;BUG: unable to handle page fault"));
+	CU_ASSERT_TRUE(kmsg_record_is_bad(
+		"4,9,9,-,caller=T1;WARNING: possible circular locking dependency detected"));
+	CU_ASSERT_TRUE(kmsg_record_is_bad(
+		"3,5,5,-;kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak) unreferenced"));
+	CU_ASSERT_FALSE(kmsg_record_is_bad("6,1,2,-;mshare: hello"));
+	CU_ASSERT_FALSE(kmsg_record_is_bad("6,7,8,-;kmemleak: Kernel memory leak detector initialized"));
+	/* The header is not text: "BUG:" there must not count. */
+	CU_ASSERT_STRING_EQUAL(kmsg_record_text("6,1,2,-;x BUG"), "x BUG");
+	CU_ASSERT_STRING_EQUAL(kmsg_record_text("plain line"), "plain line");
+}
+
+static void test_meminfo_parser(void)
+{
+	static const char sample[] =
+		"MemTotal:         250000 kB\n"
+		"MemFree:          123456 kB\n"
+		"PageTables:          784 kB\n"
+		"SecPageTables:         0 kB\n";
+	long kb = -1;
+
+	CU_ASSERT_EQUAL(harness_kb_field_parse(sample, "MemFree", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 123456);
+	CU_ASSERT_EQUAL(harness_kb_field_parse(sample, "PageTables", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 784);
+	/* Whole field names only: "Tables" is not "PageTables". */
+	CU_ASSERT_NOT_EQUAL(harness_kb_field_parse(sample, "Tables", &kb), 0);
+	CU_ASSERT_NOT_EQUAL(harness_kb_field_parse(sample, "Nope", &kb), 0);
+}
+
+static int child_exits_7(void *arg)
+{
+	(void)arg;
+	return 7;
+}
+
+static int child_killed(void *arg)
+{
+	(void)arg;
+	/* Valgrind checks even a killed child for leaks. */
+	harness_child_release();
+	raise(SIGKILL);
+	return 0;
+}
+
+static void test_run_child(void)
+{
+	struct harness_child_result res;
+
+	CU_ASSERT_EQUAL_FATAL(harness_run_child(child_exits_7, NULL, &res), 0);
+	CU_ASSERT_TRUE(res.exited);
+	CU_ASSERT_EQUAL(res.status, 7);
+	CU_ASSERT_EQUAL_FATAL(harness_run_child(child_killed, NULL, &res), 0);
+	CU_ASSERT_TRUE(res.signaled);
+	CU_ASSERT_EQUAL(res.signo, SIGKILL);
+}
+
+static const struct harness_test harness_tests[] = {
+	{ "selection_suite_only", test_selection_suite_only },
+	{ "selection_suite_test", test_selection_suite_test },
+	{ "selection_multiple", test_selection_multiple },
+	{ "selection_unknown", test_selection_unknown },
+	{ "selection_syntax", test_selection_syntax },
+	{ "selection_explicit_only", test_selection_explicit_only },
+	{ "options_cmdline", test_options_cmdline },
+	{ "kmsg_matcher", test_kmsg_matcher },
+	{ "meminfo_parser", test_meminfo_parser },
+	{ "run_child", test_run_child },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(harness_suite, .name = "harness", .tests = harness_tests);

@@ -1,0 +1,120 @@
+#!/bin/bash
+# Make build/linux a git tree of Debian's linux-source-6.12 with the
+# mm-patches series applied by git am, one commit per patch.
+#
+# The tree is the developer's workspace: it is extracted once, and later runs
+# only re-apply the patches that changed.  Local commits or edits are never
+# thrown away: if the series changed underneath them, we stop and say so.
+#
+# usage: prepare-source.sh TARBALL SRC_DIR SERIES_FILE
+set -eu
+
+tarball=$1
+src=$2
+series=$3
+patchdir=$(dirname "$series")
+state=$src/.git/mshare-uml-applied	# "sha256-of-patch commit" per line
+
+die() {
+	echo "prepare-source: $*" >&2
+	exit 1
+}
+
+extract() {
+	[ -r "$tarball" ] || die "$tarball not found: install Debian's" \
+		"linux-source-6.12 package (make deps does it as root)"
+	local tmp=$src.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	echo "prepare-source: extracting $tarball"
+	tar -C "$tmp" --strip-components=1 -xf "$tarball"
+	# Debian's tarball appends "ignore everything at the top level" to
+	# .gitignore; drop that block so new files (mm/mshare.c) can be added.
+	sed -i '/^# Debian packaging/,$d' "$tmp/.gitignore"
+	git -C "$tmp" init -q -b mshare
+	if [ -z "$(git config user.email || true)" ]; then
+		# Only commits of this local tree; no person is named.
+		git -C "$tmp" config user.name "mshare-uml build"
+		git -C "$tmp" config user.email "build@mshare-uml.invalid"
+	fi
+	git -C "$tmp" add -A
+	git -C "$tmp" commit -q -m "Linux $(make -s -C "$tmp" kernelversion) from $(basename "$tarball")" \
+		-m "Debian's top-level ignore-everything block is dropped from .gitignore."
+	git -C "$tmp" tag base
+	: >"$tmp/.git/mshare-uml-applied"
+	mv "$tmp" "$src"
+}
+
+series_patches() {
+	grep -v -e '^#' -e '^[[:space:]]*$' "$series" || true
+}
+
+# Print the commit that the longest unchanged prefix of the series ended at,
+# and how many patches that prefix holds.
+unchanged_prefix() {
+	local n=0 commit patch sum recorded
+	commit=$(git -C "$src" rev-parse base)
+	while read -r patch; do
+		sum=$(sha256sum <"$patchdir/$patch" | cut -d' ' -f1)
+		recorded=$(sed -n "$((n + 1))p" "$state")
+		[ "${recorded%% *}" = "$sum" ] || break
+		commit=${recorded#* }
+		n=$((n + 1))
+	done < <(series_patches)
+	echo "$commit $n"
+}
+
+last_applied() {
+	if [ -s "$state" ]; then
+		tail -n 1 "$state" | cut -d' ' -f2
+	else
+		git -C "$src" rev-parse base
+	fi
+}
+
+check_no_local_work() {
+	if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+		die "mm-patches changed but $src has uncommitted edits;" \
+			"commit them and run 'make export-patches', or discard them"
+	fi
+	if [ "$(git -C "$src" rev-parse HEAD)" != "$(last_applied)" ]; then
+		die "mm-patches changed but $src has commits that are not in" \
+			"mm-patches; run 'make export-patches' or reset them"
+	fi
+}
+
+apply_series() {
+	local prefix commit n i=0 patch sum
+	prefix=$(unchanged_prefix)
+	commit=${prefix% *}
+	n=${prefix#* }
+	local total
+	total=$(series_patches | wc -l)
+	if [ "$n" -eq "$total" ] && [ "$(wc -l <"$state")" -eq "$total" ]; then
+		return 0	# series unchanged since the last run
+	fi
+	check_no_local_work
+	git -C "$src" reset -q --hard "$commit"
+	head -n "$n" "$state" >"$state.new"
+	while read -r patch; do
+		i=$((i + 1))
+		[ "$i" -le "$n" ] && continue
+		[ -r "$patchdir/$patch" ] || die "$series names $patch, not found"
+		echo "prepare-source: applying $patch"
+		if ! git -C "$src" am -q --keep-cr "$(realpath "$patchdir/$patch")"; then
+			git -C "$src" am --abort || true
+			mv "$state.new" "$state"
+			die "patch $patch does not apply to $(git -C "$src" log -1 --format=%s)"
+		fi
+		sum=$(sha256sum <"$patchdir/$patch" | cut -d' ' -f1)
+		echo "$sum $(git -C "$src" rev-parse HEAD)" >>"$state.new"
+	done < <(series_patches)
+	mv "$state.new" "$state"
+}
+
+[ -r "$series" ] || die "series file $series not found"
+[ -d "$src/.git" ] || extract
+apply_series
+echo "prepare-source: Linux $(make -s -C "$src" kernelversion)" \
+	"($(dpkg-query -W -f='${Package} ${Version}' linux-source-6.12 2>/dev/null || echo "$tarball")," \
+	"$(wc -l <"$state") patches from $series)"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Boot ./linux once: console on stdout and in a log file, under a timeout, in
+# a process group of its own that is gone afterwards.  Exits with ./linux's
+# status (the harness verdict written to /proc/exitcode), or non-zero with the
+# last lines of the log when the kernel panicked, hung or timed out.
+#
+# usage: run-linux.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
+#                     [--results HOSTDIR] [--quiet] [--] [KERNEL_ARG...]
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+linux=${LINUX:-$root/linux}
+timeout=900
+log=$root/build/run.log
+tests=
+results=
+quiet=
+
+die() {
+	echo "run-linux: $*" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--) shift; break ;;
+	*) die "unknown option $1 (see the usage line in $0)" ;;
+	esac
+done
+
+[ -x "$linux" ] || die "$linux not found or not executable; run make first"
+case "$timeout" in
+'' | *[!0-9]*) die "--timeout wants whole seconds, got '$timeout'" ;;
+esac
+
+mkdir -p "$(dirname "$log")"
+workdir=$(mktemp -d)
+trap 'rm -rf "$workdir"' EXIT
+# UML keeps a pid file and its mconsole socket in uml_dir; a killed run
+# leaves them behind, so each run gets its own, removed afterwards.
+uml_dir=$workdir/uml
+mkdir "$uml_dir"
+# No xterms and no reads from the terminal: console 0 writes to our stdout,
+# the other consoles and serial lines are not connected.
+args=(mem=768M "con0=null,fd:1" con=null ssl=null "uml_dir=$uml_dir")
+[ -n "$tests" ] && args+=("harness.run=$tests")
+if [ -n "$results" ]; then
+	mkdir -p "$results"
+	args+=("harness.results=$(cd "$results" && pwd)")
+fi
+args+=("$@")
+
+fifo=$workdir/console
+mkfifo "$fifo"
+
+if [ -n "$quiet" ]; then
+	tee "$log" <"$fifo" >/dev/null &
+else
+	tee "$log" <"$fifo" &
+fi
+tee_pid=$!
+
+# timeout(1) puts itself and ./linux in a new process group and signals the
+# whole group, which reaches the host processes UML forks for its guest's
+# processes.  No core files from a panicking UML.
+ulimit -c 0
+exec 3>"$fifo"
+echo "run-linux: $linux ${args[*]}" >&3
+timeout --kill-after=10 "$timeout" "$linux" "${args[@]}" </dev/null >&3 2>&1 &
+group=$!
+exec 3>&-
+set +e
+wait "$group"
+status=$?
+set -e
+wait "$tee_pid" || true
+
+# Whatever UML left behind in its group (a helper of a panicked kernel) goes.
+if pgrep -g "$group" >/dev/null 2>&1; then
+	echo "run-linux: killing leftover host processes: $(pgrep -g "$group" | tr '\n' ' ')" >&2
+	kill -KILL -- "-$group" 2>/dev/null || true
+fi
+
+report() {
+	echo "run-linux: $*" >&2
+	echo "run-linux: last lines of $log:" >&2
+	tail -n 25 "$log" | sed 's/^/  | /' >&2
+}
+
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+	report "FAIL: no power-off within ${timeout}s (hang or timeout)"
+	exit 124
+fi
+if ! grep -q '^harness: verdict ' "$log"; then
+	report "FAIL: the harness gave no verdict (exit status $status: kernel panic or harness crash)"
+	[ "$status" -ne 0 ] || status=1
+	exit "$status"
+fi
+exit "$status"

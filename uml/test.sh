@@ -1,0 +1,92 @@
+#!/bin/bash
+# Everything `make test` (and CI) checks, one stage after another.  Each stage
+# says PASS or FAIL with the reason; the last line counts them, and the exit
+# status is non-zero if any stage failed.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+run=$root/uml/run-linux.sh
+out=$root/build/test
+mkdir -p "$out"
+passed=0
+failed=0
+
+stage_result() {
+	local name=$1 ok=$2 why=$3
+	if [ "$ok" = yes ]; then
+		passed=$((passed + 1))
+		echo "test: PASS $name"
+	else
+		failed=$((failed + 1))
+		echo "test: FAIL $name: $why"
+	fi
+}
+
+# The whole suite, as `./linux` runs it, with CUnit's XML in build/test/results.
+stage_suite() {
+	local rc=0
+	echo "test: == suite: ./linux runs every test =="
+	bash "$run" --log "$out/suite.log" --results "$out/results" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		stage_result suite yes ""
+	else
+		stage_result suite no "./linux exited $rc (see $out/suite.log)"
+	fi
+}
+
+# Negative control: a test that makes the kernel print a WARNING must fail
+# the run, and for that reason, not because the kernel crashed.
+stage_negative_control() {
+	local rc=0 log=$out/negative-control.log
+	echo "test: == negative control: a kernel WARNING must fail the run =="
+	bash "$run" --quiet --log "$log" --tests negative_control || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		stage_result negative-control no "./linux exited 0 although the kernel printed a WARNING"
+	elif ! grep -q '^harness: verdict FAIL' "$log" || ! grep -q 'WARNING:' "$log"; then
+		stage_result negative-control no "exit $rc, but not a harness FAIL verdict caused by the WARNING (see $log)"
+	else
+		stage_result negative-control yes ""
+	fi
+}
+
+# Selection: one named test runs alone; an unknown name is an error.
+stage_selection() {
+	local rc=0 log=$out/select-one.log
+	echo "test: == selection: one test alone; an unknown name fails =="
+	# kernel_log/boot_log_clean always runs first: it checks the boot log.
+	bash "$run" --quiet --log "$log" --tests harness/selection_suite_only || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^harness: 2 passed, 0 failed' "$log" ||
+	   ! grep -q 'Test: selection_suite_only \.\.\.passed' "$log"; then
+		stage_result select-one no "expected the boot-log check and the one selected test, exit $rc (see $log)"
+	else
+		stage_result select-one yes ""
+	fi
+	rc=0
+	log=$out/select-unknown.log
+	bash "$run" --quiet --log "$log" --tests no_such_suite || rc=$?
+	if [ "$rc" -eq 0 ] || ! grep -q 'no_such_suite' "$log"; then
+		stage_result select-unknown no "an unknown suite name gave exit $rc (see $log)"
+	else
+		stage_result select-unknown yes ""
+	fi
+}
+
+# The harness and the test code on the host, under memcheck.
+stage_valgrind() {
+	local rc=0
+	echo "test: == valgrind: host build of the harness under memcheck =="
+	bash "$root/uml/valgrind-harness.sh" "$root/build/harness/host-harness" \
+		"$out/valgrind.log" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		stage_result valgrind yes ""
+	else
+		stage_result valgrind no "memcheck found errors, leaks or open descriptors (see $out/valgrind.log)"
+	fi
+}
+
+stage_suite
+stage_negative_control
+stage_selection
+stage_valgrind
+echo "test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
