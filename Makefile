@@ -20,8 +20,10 @@ export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE ?= 8G
 
-# One kernel build at a time on this machine (2 cores): builds queue on a lock.
-KMAKE := flock $(BUILD)/.kbuild.lock $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 \
+# One kernel build at a time on this machine (2 cores), whichever checkout
+# it is for: builds queue on a lock.
+export KBUILD_LOCK ?= /tmp/mshare-uml-kbuild.lock
+KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 \
 	CC="ccache gcc" HOSTCC="ccache gcc" -j$(JOBS)
 
 # Kernel command line for `make run` / `make test`, and a boot timeout.

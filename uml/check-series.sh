@@ -22,7 +22,7 @@ die() {
 }
 
 kmake() {
-	make -C "$work" O="$obj" ARCH=um SUBARCH=x86_64 \
+	flock "${KBUILD_LOCK:-/tmp/mshare-uml-kbuild.lock}" make -C "$work" O="$obj" ARCH=um SUBARCH=x86_64 \
 		CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"
 }
 
