@@ -31,8 +31,8 @@ T ?=
 RUN_ARGS ?=
 TIMEOUT ?= 900
 
-.PHONY: all linux deps source config kernel harness run test valgrind check-series \
-	export-patches clean distclean help
+.PHONY: all linux deps source config kernel harness run test bench valgrind gdb \
+	check-series export-patches clean distclean help
 
 all: linux
 
@@ -41,6 +41,8 @@ help:
 	@echo '  make              install missing packages, build ./linux (UML with the harness as /init)'
 	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
 	@echo '  make test         everything CI checks; non-zero exit on any failure'
+	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
+	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
 	@echo '  make check-series build every prefix of mm-patches/series'
 	@echo '  make export-patches  write the commits of build/linux back to mm-patches/'
@@ -85,7 +87,7 @@ config: source
 kernel: source harness $(INITRAMFS_LIST)
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
-	$(KMAKE) linux
+	$(KMAKE) linux scripts_gdb
 	@ln -sfn build/obj/linux $(ROOT)/linux
 
 linux: kernel
@@ -96,6 +98,17 @@ run: linux
 
 test: linux
 	@bash $(ROOT)/uml/test.sh
+
+# Not part of test: ~6 minutes, and its figures are read, not asserted.
+bench: linux
+	@bash $(ROOT)/uml/bench.sh
+
+# Boot under gdb, stopped at find_shared_vma when the selected test faults
+# into an mshare region (T=suite[/test]).
+gdb: linux
+	gdb -q -x $(ROOT)/gdbinit -ex mshare-break -ex run --args $(ROOT)/linux \
+		$(shell grep -v '^#' $(ROOT)/uml/boot.args) uml_dir=$(BUILD)/uml \
+		$(if $(T),harness.run=$(T))
 
 # The harness and tests on the host under memcheck (mshare suites skip there).
 valgrind: harness

@@ -14,6 +14,7 @@
 #include <CUnit/Basic.h>
 
 #include "init_duties.h"
+#include "kmemleak_scan.h"
 #include "kmsg_watch.h"
 #include "options.h"
 #include "requirements.h"
@@ -101,7 +102,7 @@ static int write_results(unsigned int final_log_bad)
 }
 
 static int report_verdict(unsigned int final_log_bad, bool results_failed,
-			  bool watch_failed)
+			  bool watch_failed, int leaks)
 {
 	CU_pRunSummary sum = CU_get_run_summary();
 	unsigned int passed = sum->nTestsRun - sum->nTestsFailed;
@@ -109,7 +110,8 @@ static int report_verdict(unsigned int final_log_bad, bool results_failed,
 	unsigned int failed = sum->nTestsFailed + sum->nSuitesFailed +
 			      (final_log_bad ? 1 : 0) +
 			      (results_failed ? 1 : 0) +
-			      (watch_failed ? 1 : 0);
+			      (watch_failed ? 1 : 0) +
+			      (leaks ? 1 : 0);
 
 	printf("\nharness: %u passed, %u failed\n", passed, failed);
 	printf("harness: verdict %s\n", failed ? "FAIL" : "PASS");
@@ -121,6 +123,7 @@ static int run_selected(void)
 	unsigned int final_log_bad;
 	bool results_failed = false;
 	bool watch_failed;
+	int leaks;
 
 	watch_failed = start_kmsg_watch();
 	selection_apply(&sel);
@@ -128,10 +131,12 @@ static int run_selected(void)
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS)
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
+	leaks = harness_is_init() ? kmemleak_final_scan() : 0;
 	final_log_bad = kmsg_watch_final_check();
 	if (opts.results)
 		results_failed = write_results(final_log_bad) != 0;
-	return report_verdict(final_log_bad, results_failed, watch_failed);
+	return report_verdict(final_log_bad, results_failed, watch_failed,
+			      leaks);
 }
 
 /* Unknown names are an error: run nothing rather than less. */

@@ -161,6 +161,36 @@ long harness_proc_status_kb(const char *field)
 	return proc_kb("/proc/self/status", field);
 }
 
+/* The same for another process, e.g. a child that is still running. */
+long harness_pid_status_kb(pid_t pid, const char *field)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return proc_kb(path, field);
+}
+
+/* A /proc/vmstat counter ("pgfault 1234" lines, no unit), or -1. */
+long harness_vmstat(const char *field)
+{
+	static char text[PROC_TEXT_MAX];
+	size_t len = strlen(field);
+	const char *line;
+	char *end;
+	long val;
+
+	if (harness_read_file("/proc/vmstat", text, sizeof(text)) < 0)
+		return -1;
+	for (line = text; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL) {
+		if (strncmp(line, field, len) || line[len] != ' ')
+			continue;
+		val = strtol(line + len + 1, &end, 10);
+		return end == line + len + 1 ? -1 : val;
+	}
+	return -1;
+}
+
 /*
  * On SMP kernels /proc/meminfo lags behind by the per-cpu counter deltas
  * (up to hundreds of pages on a big host), enough to hide a 32-page

@@ -38,6 +38,8 @@ ssize_t harness_read_file(const char *path, char *buf, size_t size);
 int harness_kb_field_parse(const char *text, const char *field, long *kb);
 long harness_meminfo_kb(const char *field);
 long harness_proc_status_kb(const char *field);
+long harness_pid_status_kb(pid_t pid, const char *field);
+long harness_vmstat(const char *field);
 void harness_vm_stat_refresh(void);
 
 #endif

@@ -6,10 +6,13 @@
 #
 # usage: run-linux.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
 #                     [--results HOSTDIR] [--quiet] [--] [KERNEL_ARG...]
+# LINUX_WRAPPER, if set, is a command ./linux runs under, e.g.
+# "setarch x86_64 -R" (no host ASLR: repeatable memory figures).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 linux=${LINUX:-$root/linux}
+read -r -a wrapper <<<"${LINUX_WRAPPER:-}"
 timeout=900
 log=$root/build/run.log
 tests=
@@ -45,9 +48,8 @@ trap 'rm -rf "$workdir"' EXIT
 # leaves them behind, so each run gets its own, removed afterwards.
 uml_dir=$workdir/uml
 mkdir "$uml_dir"
-# No xterms and no reads from the terminal: console 0 writes to our stdout,
-# the other consoles and serial lines are not connected.
-args=(mem=768M "con0=null,fd:1" con=null ssl=null "uml_dir=$uml_dir")
+read -r -a args < <(grep -v '^#' "$root/uml/boot.args")
+args+=("uml_dir=$uml_dir")
 [ -n "$tests" ] && args+=("harness.run=$tests")
 if [ -n "$results" ]; then
 	mkdir -p "$results"
@@ -70,8 +72,8 @@ tee_pid=$!
 # processes.  No core files from a panicking UML.
 ulimit -c 0
 exec 3>"$fifo"
-echo "run-linux: $linux ${args[*]}" >&3
-timeout --kill-after=10 "$timeout" "$linux" "${args[@]}" </dev/null >&3 2>&1 &
+echo "run-linux: ${wrapper[*]:+${wrapper[*]} }$linux ${args[*]}" >&3
+timeout --kill-after=10 "$timeout" "${wrapper[@]}" "$linux" "${args[@]}" </dev/null >&3 2>&1 &
 group=$!
 exec 3>&-
 set +e

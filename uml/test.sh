@@ -84,9 +84,22 @@ stage_valgrind() {
 	fi
 }
 
+# The gdb workflow of README: stop in find_shared_vma, our commands, continue.
+stage_gdb() {
+	local rc=0
+	echo "test: == gdb: stop in find_shared_vma, mshare commands, test still passes =="
+	bash "$root/uml/gdb-check.sh" "$out/gdb.log" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		stage_result gdb yes ""
+	else
+		stage_result gdb no "see $out/gdb.log"
+	fi
+}
+
 stage_suite
 stage_negative_control
 stage_selection
 stage_valgrind
+stage_gdb
 echo "test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Life of a region, through <debugfs>/mshare/regions: the reference count
+ * after create, each mmap, munmap and exit, and unlink; unlink while
+ * mapped; the memory freed after unlink and the last unmap; the creator
+ * leaving first.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "mshare_util.h"
+
+#define LIFE_ADDR	MSHARE_ADDR(10)
+#define UNLINK_ADDR	MSHARE_ADDR(11)
+#define FREED_ADDR	MSHARE_ADDR(12)
+#define CREXIT_ADDR	MSHARE_ADDR(13)
+#define FILL_LEN	(16UL << 20)
+#define FREE_MARGIN_KB	1024L
+#define ANON_SLACK_KB	16L
+
+static void test_refcount_through_life(void)
+{
+	struct mshare_agent a, b, c;
+	struct mshare_dbg dbg;
+	int fd = mshare_create("rc_life");
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(mshare_dbg_find("rc_life", &dbg), 0);
+	CU_ASSERT_EQUAL(dbg.refcount, 1);
+	CU_ASSERT_EQUAL(dbg.deleted, 0);
+	CU_ASSERT_EQUAL(dbg.start, 0);
+	CU_ASSERT_EQUAL(dbg.size, 0);
+
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_life", LIFE_ADDR, 0),
+			      0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_find("rc_life", &dbg), 0);
+	CU_ASSERT_EQUAL(dbg.refcount, 2);
+	CU_ASSERT_EQUAL(dbg.start, LIFE_ADDR);
+	CU_ASSERT_EQUAL(dbg.size, GIB);
+
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_life", LIFE_ADDR, 0),
+			      0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_life"), 3);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_WRITE, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_UNMAP, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_life"), 2);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_life"), 2);
+
+	/* Exit without munmap. */
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&c, "rc_life", LIFE_ADDR, 0),
+			      0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_MAP_FOLLOW, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_life"), 3);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_CHECK, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&c), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_life"), 2);
+
+	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_find("rc_life", &dbg), 0);
+	CU_ASSERT_EQUAL(dbg.refcount, 1);
+	CU_ASSERT_EQUAL(dbg.deleted, 0);
+
+	CU_ASSERT_EQUAL(mshare_unlink("rc_life"), 0);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_life"));
+}
+
+static void test_unlink_while_mapped(void)
+{
+	struct mshare_agent a, b;
+	struct mshare_dbg dbg;
+	struct stat st;
+	int fd = mshare_create("rc_unlink");
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_unlink", UNLINK_ADDR,
+						 2), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_WRITE, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_unlink", UNLINK_ADDR,
+						 2), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_unlink"), 3);
+
+	CU_ASSERT_EQUAL(mshare_unlink("rc_unlink"), 0);
+	CU_ASSERT_EQUAL(stat(MSHARE_DIR "/rc_unlink", &st), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(mshare_dbg_find("rc_unlink", &dbg), 0);
+	CU_ASSERT_EQUAL(dbg.refcount, 2);
+	CU_ASSERT_EQUAL(dbg.deleted, 1);
+
+	/* The data stays for both, old pages and new ones. */
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_CHECK, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_WRITE, 8 * PAGE), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_CHECK, 8 * PAGE), 0);
+
+	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_unlink"), 1);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_CHECK, 8 * PAGE), 0);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_unlink"));
+}
+
+/* Free memory comes back to within the margin of base, in ~2 s at most. */
+static long wait_free_back(long base)
+{
+	long now = -1;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		now = mshare_free_kb();
+		if (now >= base - FREE_MARGIN_KB)
+			break;
+		usleep(10000);
+	}
+	return now;
+}
+
+/*
+ * Both processes stay alive: what comes back is the region's memory, not
+ * theirs.  Free memory is MemFree plus the per-cpu free lists.
+ */
+static void test_freed_after_unlink_and_last_unmap(void)
+{
+	long before, during, after, anon_before, anon_after, pt_before;
+	long pt_after;
+	struct mshare_agent a, b;
+	struct mshare_dbg dbg;
+	int fd;
+
+	fd = mshare_create("rc_freed");
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_freed", FREED_ADDR,
+						 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_freed", FREED_ADDR,
+						 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
+	before = mshare_free_kb();
+	anon_before = harness_meminfo_kb("AnonPages");
+	pt_before = harness_meminfo_kb("PageTables");
+
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_FILL, FILL_LEN), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_find("rc_freed", &dbg), 0);
+	CU_ASSERT_EQUAL(dbg.rss_pages, FILL_LEN / PAGE);
+	during = mshare_free_kb();
+
+	CU_ASSERT_EQUAL(mshare_unlink("rc_freed"), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_UNMAP, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_freed"), 1);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_UNMAP, 0), 0);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_freed"));
+	after = wait_free_back(before);
+	anon_after = harness_meminfo_kb("AnonPages");
+	pt_after = harness_meminfo_kb("PageTables");
+	printf("\n    free %ld kB before, %ld kB with %lu kB in the region, %ld kB after; AnonPages %ld -> %ld kB, PageTables %ld -> %ld kB\n",
+	       before, during, FILL_LEN / 1024, after, anon_before, anon_after,
+	       pt_before, pt_after);
+	CU_ASSERT(before - during >= (long)(FILL_LEN / 1024) - FREE_MARGIN_KB);
+	CU_ASSERT(after >= before - FREE_MARGIN_KB);
+	/* The agents' own stacks and heaps may move by a page or so. */
+	CU_ASSERT(labs(anon_after - anon_before) <= ANON_SLACK_KB);
+	CU_ASSERT(labs(pt_after - pt_before) <= ANON_SLACK_KB);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
+}
+
+static void test_creator_exits_first(void)
+{
+	struct mshare_agent a, b, c;
+	int fd = mshare_create("rc_crexit");
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_crexit", CREXIT_ADDR,
+						 4), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_WRITE, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_crexit", CREXIT_ADDR,
+						 4), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_crexit"), 3);
+
+	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_crexit"), 2);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_CHECK, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_WRITE, 32 * PAGE), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_WRITE, 300UL << 20), 0);
+
+	/* A newcomer after the creator is gone. */
+	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&c, "rc_crexit", CREXIT_ADDR,
+						 4), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_MAP_FOLLOW, 0), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_crexit"), 3);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_CHECK, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_CHECK, 32 * PAGE), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&c, AGENT_CHECK, 300UL << 20), 0);
+
+	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
+	CU_ASSERT_EQUAL(mshare_agent_stop(&c), 0);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_crexit"), 1);
+	CU_ASSERT_EQUAL(mshare_unlink("rc_crexit"), 0);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_crexit"));
+}
+
+static const struct harness_test mshare_refcount_tests[] = {
+	{ "refcount_through_life", test_refcount_through_life },
+	{ "unlink_while_mapped", test_unlink_while_mapped },
+	{ "freed_after_unlink_and_last_unmap",
+	  test_freed_after_unlink_and_last_unmap },
+	{ "creator_exits_first", test_creator_exits_first },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_refcount_suite, .name = "mshare_refcount",
+	      .tests = mshare_refcount_tests,
+	      .requires = harness_requires_msharefs);

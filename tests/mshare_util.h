@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the mshare tests: msharefs files, the debugfs view of
+ * regions, and "agents" - child processes that map a region and act on it
+ * on command, so a test can interleave what several processes do.
+ */
+#ifndef TESTS_MSHARE_UTIL_H
+#define TESTS_MSHARE_UTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "harness.h"
+
+#define MSHARE_DIR	"/sys/fs/mshare"
+#define MSHARE_REGIONS	"/sys/kernel/debug/mshare/regions"
+#define GIB		(1UL << 30)
+#define PAGE		4096UL
+/* 3-level tables, 4 KiB pages: one PTE page maps 2 MiB. */
+#define PT_SPAN		(2UL << 20)
+
+/* What read() of an msharefs file returns (struct mshare_info). */
+struct mshare_region_info {
+	unsigned long start;
+	unsigned long size;
+};
+
+/* One line of <debugfs>/mshare/regions. */
+struct mshare_dbg {
+	unsigned long start;
+	unsigned long size;
+	unsigned int refcount;
+	int deleted;
+	unsigned long pgtables_bytes;
+	unsigned long rss_pages;
+};
+
+/* Every test uses its own 1 GiB-aligned address: base + slot GiB. */
+#define MSHARE_ADDR(slot)	((0x40UL + (slot)) * GIB)
+
+void mshare_path(char *buf, size_t size, const char *name);
+int mshare_create(const char *name);
+int mshare_read_info(int fd, struct mshare_region_info *info);
+int mshare_unlink(const char *name);
+/* 0 and the entry, -ENOENT if no live region has that name, or -errno. */
+int mshare_dbg_find(const char *name, struct mshare_dbg *dbg);
+/* Refcount of the region, -1 if not listed. */
+long mshare_dbg_refcount(const char *name);
+/* Wait up to ~2 s for the region to leave the list; true if it did. */
+bool mshare_dbg_wait_gone(const char *name);
+
+/*
+ * Free memory in kB including the pages on the per-cpu free lists, which
+ * MemFree leaves out (they hold megabytes here), or -1.
+ */
+long mshare_free_kb(void);
+
+/* The value agents write at an offset, and check for. */
+static inline unsigned long mshare_pattern(unsigned long off, int tag)
+{
+	return (off * 2654435761UL) ^ ((unsigned long)tag << 56) ^ 0x5aUL;
+}
+
+/* Agent commands: arg is an offset into the region unless noted. */
+enum {
+	AGENT_MAP_CREATE = 'M',	/* open, mmap RW at addr (size: arg) */
+	AGENT_MAP_FOLLOW = 'F',	/* open, read info, mmap RW there */
+	AGENT_MAP_RDONLY = 'R',	/* open, read info, mmap read-only there */
+	AGENT_WRITE = 'W',	/* store mshare_pattern(arg, tag) at arg */
+	AGENT_CHECK = 'C',	/* is mshare_pattern(arg, tag) at arg? */
+	AGENT_CHECK_ALL = 'A',	/* pattern of every tag 0..arg-1 at slot tag */
+	AGENT_UNMAP = 'U',	/* munmap the mapping */
+	AGENT_MAP_MEMFD = 'D',	/* mmap memfd_fd MAP_SHARED at addr (size: arg) */
+	AGENT_FILL = 'L',	/* write one word per page over arg bytes */
+	AGENT_TOUCH = 'T',	/* write one word per 2 MiB over arg bytes */
+	AGENT_CHECK_SPAN = 'S',	/* what AGENT_TOUCH of tags 0..arg>>40 wrote */
+	AGENT_PT_DELTA = 'P',	/* PageTables kB growth during the last touch */
+	AGENT_VMPTE_DELTA = 'V',	/* VmPTE kB growth during the last touch */
+	AGENT_EXIT = 'X',
+};
+
+/* Replies: 0 ok, or one of these. */
+enum {
+	AGENT_ERR_OPEN = 10,
+	AGENT_ERR_READ,
+	AGENT_ERR_INFO,
+	AGENT_ERR_MMAP,
+	AGENT_ERR_MUNMAP,
+	AGENT_ERR_CHECK,
+	AGENT_ERR_PROTO,
+};
+
+struct mshare_agent {
+	pid_t pid;
+	int cmd_fd;		/* parent writes commands */
+	int reply_fd;		/* parent reads replies */
+	/* For the child: */
+	const char *name;
+	unsigned long addr;	/* where it maps (creator) */
+	unsigned long size;
+	int tag;
+	int memfd_fd;		/* for AGENT_MAP_MEMFD */
+	long pt_delta;
+	long vmpte_delta;
+};
+
+int mshare_agent_start(struct mshare_agent *a, const char *name,
+		       unsigned long addr, int tag);
+int mshare_agent_start_memfd(struct mshare_agent *a, int memfd_fd,
+			     unsigned long addr, int tag);
+/* Send a command without waiting for the reply. */
+int mshare_agent_send(struct mshare_agent *a, char cmd, unsigned long arg);
+/* The reply to the oldest command sent, or -1 if the agent is gone. */
+int mshare_agent_reply(struct mshare_agent *a);
+int mshare_agent_do(struct mshare_agent *a, char cmd, unsigned long arg);
+/* Tell it to exit and wait; returns its exit status, or -1. */
+int mshare_agent_stop(struct mshare_agent *a);
+
+#endif
