@@ -62,8 +62,9 @@ while read -r patch; do
 	summary=$(perl "$work/scripts/checkpatch.pl" --strict --terse \
 		"$patchdir/$patch" | tail -n 1)
 	echo "check-series: $patch: checkpatch: $summary"
+	# --terse prints nothing at all for a patch without any finding.
 	case "$summary" in
-	*" 0 errors"*) ;;
+	"" | *" 0 errors"*) ;;
 	*) errors=$((errors + 1)) ;;
 	esac
 	# A patch may add Kconfig options the fragments select.
