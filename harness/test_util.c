@@ -82,6 +82,50 @@ int harness_run_child(int (*fn)(void *arg), void *arg,
 	return harness_wait_child(pid, res);
 }
 
+int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
+			       struct harness_child_result *res)
+{
+	unsigned int waited_ms;
+	int wstatus;
+	pid_t got;
+
+	memset(res, 0, sizeof(*res));
+	for (waited_ms = 0;; waited_ms += 10) {
+		got = waitpid(pid, &wstatus, WNOHANG);
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (got == pid)
+			break;
+		if (waited_ms >= seconds * 1000U) {
+			kill(pid, SIGKILL);
+			res->timed_out = true;
+			while (waitpid(pid, &wstatus, 0) < 0)
+				if (errno != EINTR)
+					return -errno;
+			break;
+		}
+		usleep(10000);
+	}
+	res->exited = WIFEXITED(wstatus);
+	res->status = res->exited ? WEXITSTATUS(wstatus) : 0;
+	res->signaled = WIFSIGNALED(wstatus);
+	res->signo = res->signaled ? WTERMSIG(wstatus) : 0;
+	return 0;
+}
+
+int harness_run_child_timeout(int (*fn)(void *arg), void *arg,
+			      unsigned int seconds,
+			      struct harness_child_result *res)
+{
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	pid = harness_start_child(fn, arg);
+	if (pid < 0)
+		return pid;
+	return harness_wait_child_timeout(pid, seconds, res);
+}
+
 /* Read a small file whole, NUL-terminated; returns its length or -errno. */
 ssize_t harness_read_file(const char *path, char *buf, size_t size)
 {

@@ -13,6 +13,7 @@ struct harness_child_result {
 	int status;		/* exit status, when exited */
 	bool signaled;
 	int signo;		/* terminating signal, when signaled */
+	bool timed_out;		/* killed by harness_wait_child_timeout() */
 };
 
 /*
@@ -30,6 +31,17 @@ int harness_run_child(int (*fn)(void *arg), void *arg,
  */
 pid_t harness_start_child(int (*fn)(void *arg), void *arg);
 int harness_wait_child(pid_t pid, struct harness_child_result *res);
+/*
+ * Wait at most @seconds for the child; if it is still running then, kill
+ * it (SIGKILL), reap it and set res->timed_out.  For tests whose failure
+ * mode is a hang (a lock left held, a fault that never resolves): the test
+ * fails instead of the whole run stopping at the boot timeout.
+ */
+int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
+			       struct harness_child_result *res);
+int harness_run_child_timeout(int (*fn)(void *arg), void *arg,
+			      unsigned int seconds,
+			      struct harness_child_result *res);
 void harness_child_exit(int status) __noreturn;
 void harness_child_release(void);
 void harness_set_child_release(void (*release)(void));

@@ -26,6 +26,15 @@ trap 'rm -rf "$tmp"' EXIT
 # re-exporting only shows real changes in git diff.
 git -C "$src" format-patch -q --zero-commit --no-signature -o "$tmp" base..HEAD
 
+# The seed marker (see SEED_MARKER) stays after the same number of patches.
+SEED_MARKER='# seed ends here'
+seed_count=
+if [ -r "$series" ] && grep -q "^$SEED_MARKER" "$series"; then
+	seed_count=$(sed -n "1,/^$SEED_MARKER/p" "$series" |
+		grep -cv -e '^#' -e '^[[:space:]]*$' || true)
+	seed_marker_line=$(grep "^$SEED_MARKER" "$series")
+fi
+
 # Remove the patches of the old series only; other files in mm-patches stay.
 if [ -r "$series" ]; then
 	grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r old; do
@@ -42,6 +51,9 @@ mapfile -t commits < <(git -C "$src" rev-list --reverse base..HEAD)
 patches=("$tmp"/*.patch)	# format-patch numbers them in commit order
 for i in "${!commits[@]}"; do
 	patch=$(basename "${patches[$i]}")
+	if [ -n "$seed_count" ] && [ "$i" -eq "$seed_count" ]; then
+		echo "$seed_marker_line" >>"$series"
+	fi
 	mv "${patches[$i]}" "$patchdir/$patch"
 	echo "$patch" >>"$series"
 	sum=$(sha256sum <"$patchdir/$patch" | cut -d' ' -f1)
