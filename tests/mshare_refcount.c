@@ -93,8 +93,12 @@ static void test_unlink_while_mapped(void)
 	CU_ASSERT_EQUAL(mshare_unlink("rc_unlink"), 0);
 	CU_ASSERT_EQUAL(stat(MSHARE_DIR "/rc_unlink", &st), -1);
 	CU_ASSERT_EQUAL(errno, ENOENT);
+	/*
+	 * The file's reference goes with its inode, which the mappings
+	 * (vma->vm_file) keep: file + a + b until they unmap.
+	 */
 	CU_ASSERT_EQUAL(mshare_dbg_find("rc_unlink", &dbg), 0);
-	CU_ASSERT_EQUAL(dbg.refcount, 2);
+	CU_ASSERT_EQUAL(dbg.refcount, 3);
 	CU_ASSERT_EQUAL(dbg.deleted, 1);
 
 	/* The data stays for both, old pages and new ones. */
@@ -103,7 +107,7 @@ static void test_unlink_while_mapped(void)
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_CHECK, 8 * PAGE), 0);
 
 	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
-	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_unlink"), 1);
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_unlink"), 2);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_CHECK, 8 * PAGE), 0);
 	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_unlink"));
@@ -156,7 +160,8 @@ static void test_freed_after_unlink_and_last_unmap(void)
 
 	CU_ASSERT_EQUAL(mshare_unlink("rc_freed"), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_UNMAP, 0), 0);
-	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_freed"), 1);
+	/* file (its inode is held by b's mapping) + b */
+	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_freed"), 2);
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_UNMAP, 0), 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_freed"));
 	after = wait_free_back(before);

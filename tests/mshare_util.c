@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "mshare_util.h"
 
@@ -343,4 +345,170 @@ int mshare_agent_stop(struct mshare_agent *a)
 		ret = res.status;
 	a->pid = 0;
 	return ret;
+}
+
+const char *mshare_errname(int err)
+{
+	static char unknown[32];
+	const char *name;
+
+	if (!err)
+		return "success";
+	if (err == MSHARE_ERR_VALUE)
+		return "wrong value";
+	name = strerrorname_np(err);
+	if (name)
+		return name;
+	snprintf(unknown, sizeof(unknown), "errno %d", err);
+	return unknown;
+}
+
+void mshare_assert_errno(int got, int want, const char *what,
+			 unsigned int line, const char *file, const char *func)
+{
+	char cond[256];
+	int len;
+
+	/* mshare_errname() may return its static buffer: one call a time */
+	len = snprintf(cond, sizeof(cond), "%s: want %s", what,
+		       mshare_errname(want));
+	snprintf(cond + len, sizeof(cond) - len, ", got %s",
+		 mshare_errname(got));
+	/* CUnit keeps a copy of the condition text */
+	CU_assertImplementation(got == want, line, cond, file, func, CU_FALSE);
+}
+
+void mshare_assert_eq(long got, long want, const char *what,
+		      unsigned int line, const char *file, const char *func)
+{
+	char cond[256];
+
+	snprintf(cond, sizeof(cond), "%s: want %ld, got %ld", what, want, got);
+	CU_assertImplementation(got == want, line, cond, file, func, CU_FALSE);
+}
+
+struct mshare_report *mshare_report_new(void)
+{
+	struct mshare_report *r;
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void mshare_report_free(struct mshare_report *r)
+{
+	if (r)
+		munmap(r, sizeof(*r));
+}
+
+void mshare_report_step(struct mshare_report *r, const char *step)
+{
+	snprintf(r->step, sizeof(r->step), "%s", step);
+	r->err = 0;
+}
+
+int mshare_report_fail(struct mshare_report *r, int err)
+{
+	r->err = err ? err : MSHARE_ERR_VALUE;
+	return 1;
+}
+
+int mshare_report_done(struct mshare_report *r)
+{
+	r->step[0] = '\0';
+	r->err = 0;
+	return 0;
+}
+
+/* What the child did, as a condition: "mmap: EINVAL", "every step". */
+static int report_text(char *buf, size_t size,
+		       const struct harness_child_result *res,
+		       const struct mshare_report *r)
+{
+	if (res->timed_out)
+		return snprintf(buf, size, "timed out in %s", r->step);
+	if (res->signaled)
+		return snprintf(buf, size, "signal %d in %s", res->signo,
+				r->step);
+	if (!res->exited)
+		return snprintf(buf, size, "not reaped in %s", r->step);
+	if (res->status == 0 && !r->step[0])
+		return snprintf(buf, size, "every step done");
+	if (res->status == 1 && r->step[0])
+		return snprintf(buf, size, "%s: %s", r->step,
+				mshare_errname(r->err));
+	return snprintf(buf, size, "exit %d in %s", res->status, r->step);
+}
+
+void mshare_assert_child(const struct harness_child_result *res,
+			 const struct mshare_report *r, const char *want_step,
+			 int want_err, unsigned int line, const char *file,
+			 const char *func)
+{
+	bool ok;
+	char cond[256];
+	int len;
+
+	if (want_step) {
+		len = snprintf(cond, sizeof(cond), "child: want %s: %s, got ",
+			       want_step, mshare_errname(want_err));
+		ok = res->exited && res->status == 1 &&
+		     !strcmp(r->step, want_step) && r->err == want_err;
+	} else {
+		len = snprintf(cond, sizeof(cond),
+			       "child: want every step done, got ");
+		ok = res->exited && res->status == 0 && !r->step[0];
+	}
+	report_text(cond + len, sizeof(cond) - len, res, r);
+	CU_assertImplementation(ok, line, cond, file, func, CU_FALSE);
+}
+
+/* Reap @pid if it has ended, for up to @ms milliseconds; 1 if reaped. */
+static int reap_within(pid_t pid, unsigned int ms, int *wstatus)
+{
+	unsigned int waited;
+	pid_t got;
+
+	for (waited = 0;; waited += 10) {
+		got = waitpid(pid, wstatus, WNOHANG);
+		if (got == pid)
+			return 1;
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (waited >= ms)
+			return 0;
+		usleep(10000);
+	}
+}
+
+int mshare_run_child_bounded(int (*fn)(void *arg), void *arg,
+			     unsigned int seconds,
+			     struct harness_child_result *res)
+{
+	int wstatus = 0, ret;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	pid = harness_start_child(fn, arg);
+	if (pid < 0)
+		return pid;
+	ret = reap_within(pid, seconds * 1000U, &wstatus);
+	if (!ret) {
+		res->timed_out = true;
+		kill(pid, SIGKILL);
+		ret = reap_within(pid, 1000, &wstatus);
+	}
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return 0;	/* unkillable: left behind, see the header */
+	res->exited = WIFEXITED(wstatus);
+	res->status = res->exited ? WEXITSTATUS(wstatus) : 0;
+	res->signaled = WIFSIGNALED(wstatus);
+	res->signo = res->signaled ? WTERMSIG(wstatus) : 0;
+	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef TESTS_MSHARE_UTIL_H
 #define TESTS_MSHARE_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -115,5 +116,78 @@ int mshare_agent_reply(struct mshare_agent *a);
 int mshare_agent_do(struct mshare_agent *a, char cmd, unsigned long arg);
 /* Tell it to exit and wait; returns its exit status, or -1. */
 int mshare_agent_stop(struct mshare_agent *a);
+
+/*
+ * Assert that @call failed (returned a negative value) with errno @want,
+ * or succeeded if @want is 0.  CUnit prints only the condition of a failed
+ * assertion, so the condition says what came instead:
+ * "unlink(path): want ENOENT, got EPERM".
+ */
+#define MSHARE_ASSERT_ERRNO(call, want)					\
+	mshare_assert_errno((call) < 0 ? errno : 0, (want), #call,	\
+			    __LINE__, __FILE__, __func__)
+void mshare_assert_errno(int got, int want, const char *what,
+			 unsigned int line, const char *file,
+			 const char *func);
+
+/*
+ * CU_ASSERT_EQUAL() for numbers, with both in the condition CUnit prints:
+ * "read(fd, buf, 64): want 16, got 0".
+ */
+#define MSHARE_ASSERT_EQ(got, want)					\
+	mshare_assert_eq((long)(got), (long)(want), #got, __LINE__,	\
+			 __FILE__, __func__)
+void mshare_assert_eq(long got, long want, const char *what,
+		      unsigned int line, const char *file, const char *func);
+
+/* "EINVAL", "success" for 0, "wrong value" for MSHARE_ERR_VALUE. */
+const char *mshare_errname(int err);
+
+/*
+ * What a child did, in memory it shares with the test: the step it is at,
+ * so that a child killed at a timeout shows where it hung, and the errno
+ * that step failed with.  An exit status holds 8 bits and no step name.
+ */
+struct mshare_report {
+	char step[32];
+	int err;		/* of the failed step; 0 while none failed */
+};
+
+/* A step that found a wrong value (data, struct mshare_info, stat). */
+#define MSHARE_ERR_VALUE	(-1)
+
+/* Shared with children forked later; NULL if mmap failed. */
+struct mshare_report *mshare_report_new(void);
+void mshare_report_free(struct mshare_report *r);
+/* Child side: about to do @step. */
+void mshare_report_step(struct mshare_report *r, const char *step);
+/* Child side: the current step failed with @err; returns 1 to exit with. */
+int mshare_report_fail(struct mshare_report *r, int err);
+/* Child side: every step succeeded; returns 0 to exit with. */
+int mshare_report_done(struct mshare_report *r);
+
+/*
+ * Assert that the child failed at step @want_step with errno @want_err,
+ * or, if @want_step is NULL, that it did every step.  A timeout or a
+ * signal fails, naming the step the child was at.
+ */
+#define MSHARE_ASSERT_CHILD(res, r, want_step, want_err)		\
+	mshare_assert_child((res), (r), (want_step), (want_err),	\
+			    __LINE__, __FILE__, __func__)
+void mshare_assert_child(const struct harness_child_result *res,
+			 const struct mshare_report *r, const char *want_step,
+			 int want_err, unsigned int line, const char *file,
+			 const char *func);
+
+/*
+ * harness_run_child_timeout() for a child that may block on a lock the
+ * kernel left held: a task asleep in down_read() or down_write() does not
+ * die of SIGKILL, and waiting for it after the kill would hang the whole
+ * run.  Such a child is given a second to die, then left behind, and
+ * res->timed_out is set either way.  0, or -errno if fork failed.
+ */
+int mshare_run_child_bounded(int (*fn)(void *arg), void *arg,
+			     unsigned int seconds,
+			     struct harness_child_result *res);
 
 #endif
