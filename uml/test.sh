@@ -71,6 +71,20 @@ stage_selection() {
 	fi
 }
 
+# Out of memory in a region: a boot with little memory, where filling a
+# region ends in an OOM kill and the memory comes back (tests/mshare_oom.c).
+stage_oom() {
+	local rc=0 log=$out/oom.log
+	echo "test: == out of memory in a region (mem=192M) =="
+	bash "$run" --quiet --log "$log" --timeout 600 --tests mshare_oom \
+		-- mem=192M || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		stage_result oom yes ""
+	else
+		stage_result oom no "exit $rc (see $log)"
+	fi
+}
+
 # The harness and the test code on the host, under memcheck.
 stage_valgrind() {
 	local rc=0
@@ -99,6 +113,7 @@ stage_gdb() {
 stage_suite
 stage_negative_control
 stage_selection
+stage_oom
 stage_valgrind
 stage_gdb
 echo "test: $passed passed, $failed failed"

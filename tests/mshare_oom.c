@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Running out of memory in a region: a process fills a region larger than
+ * memory.  The pages are charged to the region's mm, which has no task,
+ * so the OOM killer cannot free them by killing their owner; it kills the
+ * process that faults (its only candidate besides init), and because the
+ * region was unlinked, that process's mapping was its last reference: the
+ * region goes with it and the memory comes back.  No panic, no BUG.
+ *
+ * Explicit-only: it needs a boot with little memory (uml/test.sh boots
+ * mem=192M for it), and with the default memory it would take minutes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "mshare_util.h"
+
+#define OOM_ADDR	MSHARE_ADDR(22)
+#define OOM_TIMEOUT	300
+/* Memory that must be free again afterwards: most of what was free. */
+#define OOM_FREE_BACK_PCT	80
+
+/* Fill the region page by page; only the OOM killer should stop us. */
+static int filling_child(void *arg)
+{
+	struct mshare_report *r = arg;
+	volatile char *p;
+	unsigned long off;
+	int fd;
+
+	mshare_report_step(r, "create and map");
+	fd = mshare_create("oom_region");
+	if (fd < 0)
+		return mshare_report_fail(r, -fd);
+	p = mmap((void *)OOM_ADDR, GIB, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return mshare_report_fail(r, errno);
+	/* Our mapping is the region's last reference from here on. */
+	mshare_report_step(r, "unlink");
+	if (mshare_unlink("oom_region"))
+		return mshare_report_fail(r, errno);
+
+	mshare_report_step(r, "fill the region (want an OOM kill)");
+	for (off = 0; off < GIB; off += PAGE)
+		p[off] = 1;
+	/* A whole GiB fitted: the boot had too much memory for this test. */
+	return mshare_report_fail(r, MSHARE_ERR_VALUE);
+}
+
+static void test_region_fill_ends_in_oom_kill(void)
+{
+	struct harness_child_result res;
+	struct mshare_report *r = mshare_report_new();
+	long kills_before, free_before, free_after = -1;
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	kills_before = harness_vmstat("oom_kill");
+	free_before = mshare_free_kb();
+	printf("\n    free before: %ld kB\n", free_before);
+
+	CU_ASSERT_EQUAL(mshare_run_child_bounded(filling_child, r, OOM_TIMEOUT,
+						 &res), 0);
+	CU_ASSERT_FALSE(res.timed_out);
+	CU_ASSERT_TRUE(res.signaled);
+	CU_ASSERT_EQUAL(res.signo, SIGKILL);
+	if (!res.signaled)
+		printf("    child: exit %d in step \"%s\" (%s)\n", res.status,
+		       r->step, mshare_errname(r->err));
+	CU_ASSERT(harness_vmstat("oom_kill") > kills_before);
+
+	/* The region was freed with its last mapping, from a work item. */
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("oom_region"));
+	for (i = 0; i < 500; i++) {
+		free_after = mshare_free_kb();
+		if (free_after >= free_before * OOM_FREE_BACK_PCT / 100)
+			break;
+		usleep(10000);
+	}
+	printf("    free after: %ld kB; oom_kill %ld -> %ld\n", free_after,
+	       kills_before, harness_vmstat("oom_kill"));
+	CU_ASSERT(free_after >= free_before * OOM_FREE_BACK_PCT / 100);
+	mshare_report_free(r);
+}
+
+static const struct harness_test mshare_oom_tests[] = {
+	{ "region_fill_ends_in_oom_kill", test_region_fill_ends_in_oom_kill },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_oom_suite, .name = "mshare_oom",
+	      .tests = mshare_oom_tests,
+	      .requires = harness_requires_msharefs,
+	      .explicit_only = true);
