@@ -3,6 +3,7 @@
  * Helpers for test bodies.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,30 +83,40 @@ int harness_run_child(int (*fn)(void *arg), void *arg,
 	return harness_wait_child(pid, res);
 }
 
+/* Reap @pid if it has ended, for up to @ms milliseconds; 1 if reaped. */
+static int reap_within(pid_t pid, unsigned int ms, int *wstatus)
+{
+	unsigned int waited;
+	pid_t got;
+
+	for (waited = 0;; waited += 10) {
+		got = waitpid(pid, wstatus, WNOHANG);
+		if (got == pid)
+			return 1;
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (waited >= ms)
+			return 0;
+		usleep(10000);
+	}
+}
+
 int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
 			       struct harness_child_result *res)
 {
-	unsigned int waited_ms;
-	int wstatus;
-	pid_t got;
+	int wstatus = 0, ret;
 
 	memset(res, 0, sizeof(*res));
-	for (waited_ms = 0;; waited_ms += 10) {
-		got = waitpid(pid, &wstatus, WNOHANG);
-		if (got < 0 && errno != EINTR)
-			return -errno;
-		if (got == pid)
-			break;
-		if (waited_ms >= seconds * 1000U) {
-			kill(pid, SIGKILL);
-			res->timed_out = true;
-			while (waitpid(pid, &wstatus, 0) < 0)
-				if (errno != EINTR)
-					return -errno;
-			break;
-		}
-		usleep(10000);
+	ret = reap_within(pid, seconds * 1000U, &wstatus);
+	if (!ret) {
+		res->timed_out = true;
+		kill(pid, SIGKILL);
+		ret = reap_within(pid, 1000, &wstatus);
 	}
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return 0;	/* unkillable: left behind, see the header */
 	res->exited = WIFEXITED(wstatus);
 	res->status = res->exited ? WEXITSTATUS(wstatus) : 0;
 	res->signaled = WIFSIGNALED(wstatus);

@@ -33,9 +33,12 @@ pid_t harness_start_child(int (*fn)(void *arg), void *arg);
 int harness_wait_child(pid_t pid, struct harness_child_result *res);
 /*
  * Wait at most @seconds for the child; if it is still running then, kill
- * it (SIGKILL), reap it and set res->timed_out.  For tests whose failure
- * mode is a hang (a lock left held, a fault that never resolves): the test
- * fails instead of the whole run stopping at the boot timeout.
+ * it (SIGKILL) and set res->timed_out.  For tests whose failure mode is a
+ * hang (a lock left held, a fault that never resolves): the test fails
+ * instead of the whole run stopping at the boot timeout.  A task asleep in
+ * down_read()/down_write() does not die of SIGKILL: such a child is given
+ * a second to die, then left behind (res->exited and res->signaled both
+ * false).  0, or -errno if fork or wait failed.
  */
 int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
 			       struct harness_child_result *res);

@@ -152,7 +152,7 @@ static void run_fork_case(struct fork_case *c, unsigned long addr)
 	/* file + creator */
 	CU_ASSERT_EQUAL(mshare_dbg_refcount(c->name), 2);
 
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(forking_child, c,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(forking_child, c,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 

@@ -66,7 +66,7 @@ static void test_region_fill_ends_in_oom_kill(void)
 	free_before = mshare_free_kb();
 	printf("\n    free before: %ld kB\n", free_before);
 
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(filling_child, r, OOM_TIMEOUT,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(filling_child, r, OOM_TIMEOUT,
 						 &res), 0);
 	CU_ASSERT_FALSE(res.timed_out);
 	CU_ASSERT_TRUE(res.signaled);

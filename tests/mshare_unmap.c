@@ -132,7 +132,7 @@ static void test_anon_after_unmap_is_fresh(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(run.report);
 	CU_ASSERT_EQUAL_FATAL(start_creator(&creator, run.name, REUSE_ADDR),
 			      0);
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(reuse_child, &run,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(reuse_child, &run,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, run.report, NULL, 0);
 	/* The anonymous write did not land in the region's page. */
@@ -177,7 +177,7 @@ static void test_anon_after_region_freed_is_fresh(void)
 					    REUSE_FREED_ADDR), 0);
 	/* The child is to be the last user. */
 	CU_ASSERT_EQUAL(mshare_agent_stop(&creator), 0);
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(reuse_after_free_child, &run,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(reuse_after_free_child, &run,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, run.report, NULL, 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone(run.name));
@@ -216,7 +216,7 @@ static void test_unlink_leaves_unlinker_memory(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(run.report);
 	CU_ASSERT_EQUAL_FATAL(start_creator(&creator, run.name,
 					    UNLINK_OTHER_ADDR), 0);
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(unlink_other_child, &run,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(unlink_other_child, &run,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, run.report, NULL, 0);
 	/* Unlinked, still mapped by the creator: file + creator, deleted. */
@@ -257,7 +257,7 @@ static void test_unlink_leaves_mapping(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(run.report);
 	CU_ASSERT_EQUAL_FATAL(start_creator(&creator, run.name,
 					    UNLINK_MAPPER_ADDR), 0);
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(unlink_mapper_child, &run,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(unlink_mapper_child, &run,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, run.report, NULL, 0);
 	/* What the child wrote after the unlink is in the region. */

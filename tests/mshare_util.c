@@ -429,6 +429,10 @@ static int report_text(char *buf, size_t size,
 		       const struct harness_child_result *res,
 		       const struct mshare_report *r)
 {
+	if (res->timed_out && !res->signaled)
+		return snprintf(buf, size,
+				"timed out in %s, SIGKILL did not end it",
+				r->step);
 	if (res->timed_out)
 		return snprintf(buf, size, "timed out in %s", r->step);
 	if (res->signaled)
@@ -465,50 +469,4 @@ void mshare_assert_child(const struct harness_child_result *res,
 	}
 	report_text(cond + len, sizeof(cond) - len, res, r);
 	CU_assertImplementation(ok, line, cond, file, func, CU_FALSE);
-}
-
-/* Reap @pid if it has ended, for up to @ms milliseconds; 1 if reaped. */
-static int reap_within(pid_t pid, unsigned int ms, int *wstatus)
-{
-	unsigned int waited;
-	pid_t got;
-
-	for (waited = 0;; waited += 10) {
-		got = waitpid(pid, wstatus, WNOHANG);
-		if (got == pid)
-			return 1;
-		if (got < 0 && errno != EINTR)
-			return -errno;
-		if (waited >= ms)
-			return 0;
-		usleep(10000);
-	}
-}
-
-int mshare_run_child_bounded(int (*fn)(void *arg), void *arg,
-			     unsigned int seconds,
-			     struct harness_child_result *res)
-{
-	int wstatus = 0, ret;
-	pid_t pid;
-
-	memset(res, 0, sizeof(*res));
-	pid = harness_start_child(fn, arg);
-	if (pid < 0)
-		return pid;
-	ret = reap_within(pid, seconds * 1000U, &wstatus);
-	if (!ret) {
-		res->timed_out = true;
-		kill(pid, SIGKILL);
-		ret = reap_within(pid, 1000, &wstatus);
-	}
-	if (ret < 0)
-		return ret;
-	if (!ret)
-		return 0;	/* unkillable: left behind, see the header */
-	res->exited = WIFEXITED(wstatus);
-	res->status = res->exited ? WEXITSTATUS(wstatus) : 0;
-	res->signaled = WIFSIGNALED(wstatus);
-	res->signo = res->signaled ? WTERMSIG(wstatus) : 0;
-	return 0;
 }

@@ -179,15 +179,4 @@ void mshare_assert_child(const struct harness_child_result *res,
 			 int want_err, unsigned int line, const char *file,
 			 const char *func);
 
-/*
- * harness_run_child_timeout() for a child that may block on a lock the
- * kernel left held: a task asleep in down_read() or down_write() does not
- * die of SIGKILL, and waiting for it after the kill would hang the whole
- * run.  Such a child is given a second to die, then left behind, and
- * res->timed_out is set either way.  0, or -errno if fork failed.
- */
-int mshare_run_child_bounded(int (*fn)(void *arg), void *arg,
-			     unsigned int seconds,
-			     struct harness_child_result *res);
-
 #endif

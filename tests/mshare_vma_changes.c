@@ -130,7 +130,7 @@ static void run_change(const struct vma_change *c)
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 0), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 16 * PAGE), 0);
 
-	CU_ASSERT_EQUAL(mshare_run_child_bounded(changing_child, &run,
+	CU_ASSERT_EQUAL(harness_run_child_timeout(changing_child, &run,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_CHILD(&res, run.report, c->name, EINVAL);
 
