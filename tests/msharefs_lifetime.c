@@ -18,6 +18,7 @@
 
 #define OPEN_FD_ADDR	MSHARE_ADDR(37)
 #define LINK_ADDR	MSHARE_ADDR(38)
+#define UNNAMED_ADDR	MSHARE_ADDR(72)
 
 /* Map @fd's region at @addr as its creator, write and read a word. */
 static int create_through(int fd, unsigned long addr)
@@ -56,6 +57,27 @@ static void test_open_fd_outlives_unlink(void)
 
 	close(fd);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("lt_open_fd"));
+}
+
+/*
+ * The first mapping of a region, made through a descriptor after its name
+ * is gone, does not give it a name back: debugfs still shows it deleted.
+ * The port cleared "deleted" in the creator's mmap().
+ */
+static void test_unlinked_stays_unlinked_when_mapped(void)
+{
+	struct mshare_dbg dbg;
+	int fd = mshare_create("lt_unnamed");
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(mshare_unlink("lt_unnamed"), 0);
+	CU_ASSERT_EQUAL(create_through(fd, UNNAMED_ADDR), 0);
+	MSHARE_ASSERT_EQ(mshare_dbg_find("lt_unnamed", &dbg), 0);
+	MSHARE_ASSERT_EQ(dbg.deleted, 1);
+	MSHARE_ASSERT_EQ(dbg.start, UNNAMED_ADDR);
+
+	close(fd);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("lt_unnamed"));
 }
 
 /* A second name keeps the region when the first is unlinked. */
@@ -104,6 +126,8 @@ static void test_freed_at_last_close(void)
 
 static const struct harness_test msharefs_lifetime_tests[] = {
 	{ "open_fd_outlives_unlink", test_open_fd_outlives_unlink },
+	{ "unlinked_stays_unlinked_when_mapped",
+	  test_unlinked_stays_unlinked_when_mapped },
 	{ "hard_link_keeps_region", test_hard_link_keeps_region },
 	{ "freed_at_last_close", test_freed_at_last_close },
 	{ NULL, NULL },
