@@ -3,11 +3,28 @@
 
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
-SRC := $(BUILD)/linux
-OBJ := $(BUILD)/obj
 HARNESS_OUT := $(BUILD)/harness
 TARBALL ?= /usr/src/linux-source-6.12.tar.xz
 SERIES ?= $(ROOT)/mm-patches/series
+
+# SERIES=seed: the faithful port alone, the patches of mm-patches/series above
+# its "# seed ends here" line, in a tree and objects of its own (build/linux
+# and ./linux stay untouched).  build/seed/{linux,obj} mirror build/{linux,obj}
+# so that ccache sees the same relative paths and reuses the main build's
+# objects.  Otherwise SERIES is the series file.
+ifeq ($(SERIES),seed)
+SEED_BUILD := 1
+SERIES_FILE := $(ROOT)/mm-patches/series
+SRC := $(BUILD)/seed/linux
+OBJ := $(BUILD)/seed/obj
+PREPARE_FLAGS := --seed
+else
+SEED_BUILD :=
+SERIES_FILE := $(SERIES)
+SRC := $(BUILD)/linux
+OBJ := $(BUILD)/obj
+PREPARE_FLAGS :=
+endif
 FRAGMENTS := $(wildcard $(ROOT)/uml/config/*.config)
 INITRAMFS_LIST := $(BUILD)/initramfs.list
 INITRAMFS_CONFIG := $(BUILD)/initramfs.config
@@ -30,8 +47,22 @@ KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 
 T ?=
 RUN_ARGS ?=
 TIMEOUT ?= 900
+# Per-boot timeouts of `make test SERIES=seed` (one boot per suite, and one
+# per test of a suite whose boot crashed or hung).
+SEED_SUITE_TIMEOUT ?= 120
+SEED_TEST_TIMEOUT ?= 60
+# SEED_BOOT_PER_TEST=1: a boot for every test (lockdep reports once a boot).
+SEED_BOOT_PER_TEST ?=
 
-.PHONY: all linux deps source config kernel harness run test bench valgrind gdb \
+# Targets that only make sense for the full series in build/linux.
+ifneq ($(SEED_BUILD),)
+ifneq ($(filter bench gdb check-series export-patches,$(MAKECMDGOALS)),)
+$(error SERIES=seed: not for $(filter bench gdb check-series export-patches,$(MAKECMDGOALS)), \
+	which work on the full series in build/linux)
+endif
+endif
+
+.PHONY: all linux deps source config kernel harness run test fuzz bench valgrind gdb \
 	check-series export-patches clean distclean help
 
 all: linux
@@ -41,6 +72,10 @@ help:
 	@echo '  make              install missing packages, build ./linux (UML with the harness as /init)'
 	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
 	@echo '  make test         everything CI checks; non-zero exit on any failure'
+	@echo '  make SERIES=seed  build the seed (series up to "# seed ends here") -> build/seed/obj/linux'
+	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each -> build/seed/results.*'
+	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
+	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
@@ -49,16 +84,18 @@ help:
 	@echo '  make config       (re)generate build/obj/.config from uml/config/*.config'
 	@echo '  make harness      build the harness only (build/harness/init, host-harness)'
 	@echo '  make deps         install the Debian packages in uml/packages.txt'
-	@echo '  make clean        remove build/obj and ./linux (keeps build/linux, your workspace)'
+	@echo '  make clean        remove build/obj, build/seed/obj and ./linux (keeps build/linux, your workspace)'
 	@echo '  make distclean    remove build/ entirely'
 	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
+	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
+	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
 
 deps:
 	@sh $(ROOT)/uml/install-deps.sh
 
 # Re-applies only the patches that changed; never discards local commits.
 source: deps
-	@bash $(ROOT)/uml/prepare-source.sh $(TARBALL) $(SRC) $(SERIES)
+	@bash $(ROOT)/uml/prepare-source.sh $(PREPARE_FLAGS) $(TARBALL) $(SRC) $(SERIES_FILE)
 
 harness: deps
 	@$(MAKE) --no-print-directory -C $(ROOT)/harness O=$(HARNESS_OUT)
@@ -88,16 +125,34 @@ kernel: source harness $(INITRAMFS_LIST)
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	$(KMAKE) linux scripts_gdb
-	@ln -sfn build/obj/linux $(ROOT)/linux
+	$(if $(SEED_BUILD),@echo 'seed kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
 
 linux: kernel
 
 run: linux
-	@bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) --log $(BUILD)/run.log \
+	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) \
+		--log $(if $(SEED_BUILD),$(BUILD)/seed/run.log,$(BUILD)/run.log) \
 		$(if $(T),--tests $(T)) -- $(RUN_ARGS)
 
+ifeq ($(SEED_BUILD),)
 test: linux
 	@bash $(ROOT)/uml/test.sh
+else
+test: linux
+	@bash $(ROOT)/uml/seed-compare.sh --suite-timeout $(SEED_SUITE_TIMEOUT) \
+		--test-timeout $(SEED_TEST_TIMEOUT) $(if $(SEED_BOOT_PER_TEST),--boot-per-test) \
+		$(OBJ)/linux $(BUILD)/seed
+endif
+
+# The lifecycle fuzzer, SECONDS long, from SEED (default: the clock's, which
+# it prints).  Both only from the command line: bash keeps its own SECONDS,
+# and SEED must not come in from an environment by accident.
+FUZZ_SECONDS := $(if $(filter command line,$(origin SECONDS)),$(SECONDS),60)
+FUZZ_SEED := $(if $(filter command line,$(origin SEED)),$(SEED))
+fuzz: linux
+	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/fuzz.sh \
+		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		--log $(if $(SEED_BUILD),$(BUILD)/seed/fuzz.log,$(BUILD)/fuzz.log)
 
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
@@ -115,13 +170,17 @@ valgrind: harness
 	@bash $(ROOT)/uml/valgrind-harness.sh $(HARNESS_OUT)/host-harness $(BUILD)/valgrind.log
 
 check-series: source
-	@bash $(ROOT)/uml/check-series.sh $(SRC) $(OBJ)-series $(SERIES) $(FRAGMENTS)
+	@bash $(ROOT)/uml/check-series.sh $(SRC) $(OBJ)-series $(SERIES_FILE) $(FRAGMENTS)
 
 export-patches:
-	@bash $(ROOT)/uml/export-patches.sh $(SRC) $(SERIES)
+	@bash $(ROOT)/uml/export-patches.sh $(SRC) $(SERIES_FILE)
 
+# build/seed/linux, the seed's tree, is kept too: extracting it again takes
+# a minute.
 clean:
-	rm -rf $(OBJ) $(OBJ)-series $(HARNESS_OUT) $(BUILD)/run*.log $(ROOT)/linux
+	rm -rf $(BUILD)/obj $(BUILD)/obj-series $(HARNESS_OUT) $(BUILD)/run*.log $(ROOT)/linux \
+		$(BUILD)/seed/obj $(BUILD)/seed/run.log $(BUILD)/seed/boots \
+		$(BUILD)/seed/results.txt $(BUILD)/seed/results.tsv
 
 distclean:
 	rm -rf $(BUILD) $(ROOT)/linux

@@ -45,6 +45,11 @@ static void release_state(bool in_child)
 	options_free(&opts);
 }
 
+const struct harness_options *harness_options(void)
+{
+	return &opts;
+}
+
 static void release_child_state(void)
 {
 	release_state(true);

@@ -18,6 +18,8 @@ enum {
 	OPT_LIST,
 	OPT_WATCH_KMSG,
 	OPT_KMSG_FILE,
+	OPT_FUZZ_SEED,
+	OPT_FUZZ_SECONDS,
 	OPT_HELP,
 };
 
@@ -27,6 +29,8 @@ static const struct option long_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "watch-kmsg", no_argument, NULL, OPT_WATCH_KMSG },
 	{ "kmsg-file", required_argument, NULL, OPT_KMSG_FILE },
+	{ "fuzz_seed", required_argument, NULL, OPT_FUZZ_SEED },
+	{ "fuzz_seconds", required_argument, NULL, OPT_FUZZ_SECONDS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -34,9 +38,25 @@ static const struct option long_options[] = {
 void options_usage(const char *prog)
 {
 	printf("usage: %s [--run SEL[,SEL...]] [--results DIR] [--list] [--watch-kmsg]\n"
+	       "       [--fuzz_seed N] [--fuzz_seconds N]\n"
 	       "  SEL is a suite name or suite/test; unknown names are an error.\n"
-	       "  Under UML: harness.run=SEL[,SEL] harness.results=/host/dir harness.list\n",
+	       "  Under UML: harness.run=SEL[,SEL] harness.results=/host/dir harness.list\n"
+	       "  harness.fuzz_seed=N harness.fuzz_seconds=N (suite mshare_fuzz)\n",
 	       prog);
+}
+
+/* A whole decimal number, nothing else: "3x" or "" is an error. */
+static int set_number(unsigned long *dst, const char *value)
+{
+	char *end;
+
+	errno = 0;
+	*dst = strtoul(value, &end, 10);
+	if (errno || end == value || *end || *value == '-') {
+		printf("harness: '%s' is not a number\n", value);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Later options win, as on a command line; free what they replace. */
@@ -61,6 +81,11 @@ static int apply_option(struct harness_options *opts, int opt,
 		return set_string(&opts->results, arg);
 	case OPT_KMSG_FILE:
 		return set_string(&opts->kmsg_file, arg);
+	case OPT_FUZZ_SEED:
+		opts->fuzz_seed_set = true;
+		return set_number(&opts->fuzz_seed, arg);
+	case OPT_FUZZ_SECONDS:
+		return set_number(&opts->fuzz_seconds, arg);
 	case OPT_LIST:
 		opts->list = true;
 		return 0;

@@ -16,11 +16,17 @@ struct harness_options {
 	char *results;
 	/* Test hook: read "kernel log" records from this file. */
 	char *kmsg_file;
+	/* The mshare_fuzz suite: its seed (if set) and how long it runs. */
+	bool fuzz_seed_set;
+	unsigned long fuzz_seed;
+	unsigned long fuzz_seconds;	/* 0: the suite's default */
 };
 
 int options_from_argv(struct harness_options *opts, int argc, char **argv);
 int options_from_cmdline(struct harness_options *opts, const char *cmdline);
 void options_usage(const char *prog);
 void options_free(struct harness_options *opts);
+/* The options the harness runs with, for tests that take parameters. */
+const struct harness_options *harness_options(void);
 
 #endif

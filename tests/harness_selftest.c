@@ -109,6 +109,16 @@ static void test_options_cmdline(void)
 	options_free(&o);
 	CU_ASSERT_NOT_EQUAL(options_from_cmdline(&o, "harness.run"), 0);
 	options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(options_from_cmdline(&o,
+		"harness.fuzz_seed=0 harness.fuzz_seconds=30"), 0);
+	CU_ASSERT_TRUE(o.fuzz_seed_set);
+	CU_ASSERT_EQUAL(o.fuzz_seed, 0);
+	CU_ASSERT_EQUAL(o.fuzz_seconds, 30);
+	options_free(&o);
+	CU_ASSERT_NOT_EQUAL(options_from_cmdline(&o, "harness.fuzz_seed=12x"), 0);
+	options_free(&o);
+	CU_ASSERT_NOT_EQUAL(options_from_cmdline(&o, "harness.fuzz_seconds=-1"), 0);
+	options_free(&o);
 }
 
 static void test_kmsg_matcher(void)

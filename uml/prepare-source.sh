@@ -6,9 +6,20 @@
 # only re-apply the patches that changed.  Local commits or edits are never
 # thrown away: if the series changed underneath them, we stop and say so.
 #
-# usage: prepare-source.sh TARBALL SRC_DIR SERIES_FILE
+# With --seed, only the patches above the seed marker line of the series are
+# applied (the faithful port, without the fixes of its defects below it): the
+# series file and its patches are read where they are.
+#
+# usage: prepare-source.sh [--seed] TARBALL SRC_DIR SERIES_FILE
 set -eu
 
+# The line of the series that ends the seed (uml/export-patches.sh keeps it).
+SEED_MARKER='# seed ends here'
+seed_only=
+if [ "${1:-}" = --seed ]; then
+	seed_only=1
+	shift
+fi
 tarball=$1
 src=$2
 series=$3
@@ -45,8 +56,17 @@ extract() {
 	mv "$tmp" "$src"
 }
 
+# The series, or its seed part: the lines above the seed marker.
+series_lines() {
+	if [ -n "$seed_only" ]; then
+		sed "/^$SEED_MARKER/,\$d" "$series"
+	else
+		cat "$series"
+	fi
+}
+
 series_patches() {
-	grep -v -e '^#' -e '^[[:space:]]*$' "$series" || true
+	series_lines | grep -v -e '^#' -e '^[[:space:]]*$' || true
 }
 
 # Print the commit that the longest unchanged prefix of the series ended at,
@@ -113,8 +133,11 @@ apply_series() {
 }
 
 [ -r "$series" ] || die "series file $series not found"
+if [ -n "$seed_only" ] && ! grep -q "^$SEED_MARKER" "$series"; then
+	die "--seed: $series has no line starting with '$SEED_MARKER'"
+fi
 [ -d "$src/.git" ] || extract
 apply_series
 echo "prepare-source: Linux $(make -s -C "$src" kernelversion)" \
 	"($(dpkg-query -W -f='${Package} ${Version}' linux-source-6.12 2>/dev/null || echo "$tarball")," \
-	"$(wc -l <"$state") patches from $series)"
+	"$(wc -l <"$state") patches from $series${seed_only:+, the seed part})"

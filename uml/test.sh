@@ -10,6 +10,11 @@ out=$root/build/test
 mkdir -p "$out"
 passed=0
 failed=0
+# FUZZ_SECONDS: how long the fuzz stage runs; FUZZ_SEED: from which seed.
+# A fixed seed keeps CI's verdict about the tree, not about the draw;
+# `make fuzz` draws new seeds.
+fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz_seed=${FUZZ_SEED:-1}
 
 stage_result() {
 	local name=$1 ok=$2 why=$3
@@ -31,6 +36,21 @@ stage_suite() {
 		stage_result suite yes ""
 	else
 		stage_result suite no "./linux exited $rc (see $out/suite.log)"
+	fi
+}
+
+# The lifecycle fuzzer, short.  A failure is replayed with the
+# `make fuzz SEED=n SECONDS=n` line it prints.
+stage_fuzz() {
+	local rc=0 log=$out/fuzz.log verdict=$out/fuzz.verdict
+	echo "test: == fuzz: $fuzz_seconds s of the mshare lifecycle fuzzer, seed $fuzz_seed =="
+	bash "$root/uml/fuzz.sh" --quiet --seconds "$fuzz_seconds" \
+		--seed "$fuzz_seed" --log "$log" >"$verdict" || rc=$?
+	cat "$verdict"
+	if [ "$rc" -eq 0 ]; then
+		stage_result fuzz yes ""
+	else
+		stage_result fuzz no "$(grep -m1 '^fuzz: FAIL' "$verdict" || echo "exit $rc, see $log")"
 	fi
 }
 
@@ -111,6 +131,7 @@ stage_gdb() {
 }
 
 stage_suite
+stage_fuzz
 stage_negative_control
 stage_selection
 stage_oom

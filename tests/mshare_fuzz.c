@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mshare lifecycle fuzzer, explicit only: harness.run=mshare_fuzz, or
+ * `make fuzz [SECONDS=n] [SEED=n]`.  Up to 8 processes go through random
+ * sequences of create, open, close, mkdir, rmdir, link, rename, unlink of
+ * region files, mmap (good and bad), anonymous mmap, munmap (whole and
+ * part), mprotect, mremap, reads, writes and touches of every page table,
+ * fork, exit and kill (also in the middle of a touch).  Every result, every
+ * word read and the debugfs list of regions are checked against a model
+ * of the fixed kernel, and the kernel log after every op.  At the end every
+ * process exits and every name goes, and the list must be empty.
+ *
+ * One test, one seed: harness.fuzz_seed=N (default: from the clock) and
+ * harness.fuzz_seconds=N (default 30) on the kernel command line.  The
+ * seed is printed first; on a failure the seed, the op that failed (want,
+ * got) and the sequence of ops before it.  The same seed gives the same
+ * sequence up to the first op the kernel answers differently.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mshare_fuzz.h"
+#include "options.h"
+
+#define FZ_DEFAULT_SECONDS	30
+#define FZ_SETTLE_US		500000
+
+static struct fz_run run;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned long clock_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* Decimal and short enough to type back in. */
+	return (ts.tv_sec * 1000003UL + ts.tv_nsec / 1000) % 1000000000UL;
+}
+
+/* A splat in the kernel log, tied to the op just done. */
+static bool kmsg_clean(struct fz_run *r)
+{
+	char first[256];
+	unsigned int bad = fz_kmsg_check(first, sizeof(first));
+
+	if (!bad)
+		return true;
+	fz_fail(r, -1, -1, "kernel log, %u bad record(s) at or before op #%u, first: %s",
+		bad, r->no, first);
+	return false;
+}
+
+static void print_counts(const struct fz_run *r, double secs)
+{
+	unsigned int k;
+
+	printf("mshare_fuzz: %u ops in %.1f s: %.0f ops/s;", r->no, secs,
+	       secs > 0 ? r->no / secs : 0);
+	for (k = 0; k < fz_kinds(); k++)
+		printf(" %s %lu", fz_kind_name(k), r->kind_count[k]);
+	printf("\n");
+}
+
+static void report_failure(const struct fz_run *r, unsigned long seed,
+			   unsigned long seconds)
+{
+	char cond[700];
+
+	printf("\nmshare_fuzz: FAILED at op #%u, seed %lu: %s\n", r->no, seed,
+	       r->why);
+	fz_log_print(r->fail_proc, r->fail_region);
+	printf("mshare_fuzz: FAILED at op #%u: %s\n", r->no, r->why);
+	printf("mshare_fuzz: rerun: harness.run=mshare_fuzz harness.fuzz_seed=%lu harness.fuzz_seconds=%lu (make fuzz SEED=%lu SECONDS=%lu)\n",
+	       seed, seconds, seed, seconds);
+	snprintf(cond, sizeof(cond), "mshare_fuzz seed %lu, op #%u: %s", seed,
+		 r->no, r->why);
+	CU_assertImplementation(CU_FALSE, __LINE__, cond, __FILE__, __func__,
+				CU_FALSE);
+}
+
+static void test_lifecycle(void)
+{
+	const struct harness_options *o = harness_options();
+	unsigned long seed, seconds;
+	double start, end;
+	int ret;
+
+	seed = o && o->fuzz_seed_set ? o->fuzz_seed : clock_seed();
+	seconds = o && o->fuzz_seconds ? o->fuzz_seconds : FZ_DEFAULT_SECONDS;
+	printf("\nmshare_fuzz: seed %lu (%s), %lu s\n", seed,
+	       o && o->fuzz_seed_set ? "harness.fuzz_seed" : "from the clock",
+	       seconds);
+	ret = fz_kmsg_open();
+	if (ret) {
+		printf("mshare_fuzz: /dev/kmsg: %s\n", strerror(-ret));
+		CU_FAIL_FATAL("mshare_fuzz: cannot read /dev/kmsg");
+	}
+	memset(&run, 0, sizeof(run));
+	fz_model_init(&run.m);
+	run.rng = seed;
+	run.fail_proc = run.fail_region = -1;
+	fz_log_init();
+
+	start = now_s();
+	end = start + seconds;
+	while (now_s() < end && fz_do_op(&run) && kmsg_clean(&run))
+		;
+	if (!run.failed && fz_finish(&run)) {
+		/*
+		 * A region's mm is torn down by a work item after it leaves
+		 * the list (mmput_async()): give that time to log, so that
+		 * what it logs is this test's.
+		 */
+		usleep(FZ_SETTLE_US);
+		kmsg_clean(&run);
+	}
+	print_counts(&run, now_s() - start);
+	if (run.failed) {
+		report_failure(&run, seed, seconds);
+		fz_abandon(&run);
+	} else {
+		printf("mshare_fuzz: seed %lu passed: every result as the model said, every process gone, no region left\n",
+		       seed);
+	}
+	fz_kmsg_close();
+	fz_log_free();
+}
+
+static const struct harness_test mshare_fuzz_tests[] = {
+	{ "lifecycle", test_lifecycle },
+	{ NULL, NULL },
+};
+
+/* Explicit only: it runs for as long as it is told, and varies by seed. */
+HARNESS_SUITE(mshare_fuzz_suite, .name = "mshare_fuzz",
+	      .tests = mshare_fuzz_tests,
+	      .requires = harness_requires_msharefs,
+	      .explicit_only = true);

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The mshare lifecycle fuzzer: several processes ("agents") driven through
+ * random, seeded sequences of msharefs and memory operations, each result
+ * checked against a model of what the fixed kernel does.
+ *
+ *   mshare_fuzz.c        the suite, the run loop, the end of a run
+ *   mshare_fuzz_ops.c    one function per operation: pick, do, check, apply
+ *   mshare_fuzz_model.c  the model: regions, names, processes, debugfs view
+ *   mshare_fuzz_proc.c   the agent processes and the protocol to drive them
+ *   mshare_fuzz_log.c    the numbered op log, and the kernel log reader
+ */
+#ifndef TESTS_MSHARE_FUZZ_H
+#define TESTS_MSHARE_FUZZ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mshare_util.h"
+
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+/* Region addresses: MSHARE_ADDR(100 + slot), away from the other tests. */
+#define FZ_SLOT_BASE	100
+#define FZ_SLOTS	16
+#define FZ_ADDR(slot)	MSHARE_ADDR(FZ_SLOT_BASE + (slot))
+/* Words checked per region or anonymous mapping, each in its own 2 MiB. */
+#define FZ_SAMPLES	16
+#define FZ_MAX_PROCS	8
+#define FZ_FDS		4
+/* File names fz0..fz5, in the root and in the directories fzd1, fzd2. */
+#define FZ_NAMES	6
+#define FZ_DIRS		3
+#define FZ_PATHS	(FZ_NAMES * FZ_DIRS)
+#define FZ_MAX_REGIONS	40
+#define FZ_PATH_MAX	48
+#define FZ_NAME_MAX	16
+/*
+ * The word of each 2 MiB span that a touch writes, one lane per process
+ * touching at the same time: the last words of a page, never sample words.
+ */
+#define FZ_LANES		3
+#define FZ_TOUCH_WORD(lane)	(PAGE - sizeof(long) * (1 + (lane)))
+#define FZ_SAMPLE_WORDS		(PAGE / sizeof(long) - FZ_LANES)
+/* An agent that takes longer than this to answer is hung. */
+#define FZ_REPLY_TIMEOUT_MS	20000
+
+/* ---- agents (mshare_fuzz_proc.c) ---- */
+
+enum fz_cmd_op {
+	FZC_OPEN,	/* open(path, flags, 0600) */
+	FZC_CLOSE,	/* close(fd) */
+	FZC_INFO,	/* read(fd, struct mshare_region_info) */
+	FZC_MMAP,	/* open(path) unless fd >= 0; mmap(); close */
+	FZC_ANON,	/* anonymous mmap, then read the sample words */
+	FZC_MUNMAP,
+	FZC_MPROTECT,
+	FZC_MREMAP,	/* mremap(addr, len, arg, flags, arg2) */
+	FZC_READ,	/* read words at addr + offs[i] */
+	FZC_WRITE,	/* write vals[i] at addr + offs[i] */
+	FZC_TOUCH,	/* a word in every 2 MiB of len (lane: off), read back */
+	FZC_UNLINK,
+	FZC_LINK,	/* link(path, path2) */
+	FZC_RENAME,	/* renameat2(path, path2, flags) */
+	FZC_MKDIR,
+	FZC_RMDIR,
+	FZC_FORK,	/* fork; the child talks over the socket passed along */
+	FZC_EXIT,	/* _exit(0), no reply */
+};
+
+struct fz_cmd {
+	int op;
+	int flags;
+	int prot;
+	int fd;
+	unsigned long addr;
+	unsigned long len;
+	unsigned long arg;
+	unsigned long arg2;
+	unsigned long off;
+	unsigned int n;
+	unsigned long offs[FZ_SAMPLES];
+	unsigned long vals[FZ_SAMPLES];
+	char path[FZ_PATH_MAX];
+	char path2[FZ_PATH_MAX];
+};
+
+/* Which step of a command failed. */
+enum fz_stage { FZS_CALL, FZS_OPEN };
+
+struct fz_reply {
+	long ret;		/* the call's result, or -errno */
+	int stage;		/* enum fz_stage of a failure */
+	int fault_at;		/* the access that faulted (SIGSEGV/SIGBUS), or -1 */
+	int signo;		/* its signal */
+	unsigned long bad_words;	/* FZC_TOUCH: words that read back wrong */
+	unsigned long vals[FZ_SAMPLES];
+	struct mshare_region_info info;
+};
+
+struct fz_agent {
+	pid_t pid;
+	int sock;		/* SOCK_SEQPACKET: one command, one reply */
+};
+
+int fz_agent_spawn(struct fz_agent *a);
+/* @parent forks; its child becomes @child, a child of the caller too. */
+int fz_agent_fork(struct fz_agent *parent, struct fz_agent *child,
+		  struct fz_reply *r, int timeout_ms);
+/* 0, -ETIMEDOUT (no reply in time), or -EPIPE (the agent is gone). */
+int fz_agent_call(struct fz_agent *a, const struct fz_cmd *c,
+		  struct fz_reply *r, int timeout_ms);
+int fz_agent_send(struct fz_agent *a, const struct fz_cmd *c);
+/* The reply to a command sent: 0, -ETIMEDOUT or -EPIPE. */
+int fz_agent_recv(struct fz_agent *a, struct fz_reply *r, int timeout_ms);
+/*
+ * Reap the agent within @timeout_ms: 0 and its wait status, or -ETIMEDOUT
+ * (it is left behind: a task asleep on a lock the kernel left held does
+ * not die of SIGKILL).  The socket is closed either way.
+ */
+int fz_agent_reap(struct fz_agent *a, int timeout_ms, int *wstatus);
+int fz_agent_exit(struct fz_agent *a, int timeout_ms, int *wstatus);
+int fz_agent_kill(struct fz_agent *a, int timeout_ms, int *wstatus);
+
+/* ---- the model (mshare_fuzz_model.c) ---- */
+
+enum fz_slot_kind { FZ_EMPTY, FZ_REGION, FZ_ANON };
+
+/* What a process has at FZ_ADDR(slot), a whole GiB each. */
+struct fz_slot {
+	enum fz_slot_kind kind;
+	int region;		/* FZ_REGION: index in model.region[] */
+	bool writable;
+	unsigned long anon[FZ_SAMPLES];	/* FZ_ANON: the sample words */
+};
+
+struct fz_fd {
+	bool open;
+	int region;
+	bool writable;
+	int agent_fd;		/* the descriptor's number in the agent */
+};
+
+struct fz_proc {
+	bool live;
+	int id;			/* P<id> in the log */
+	struct fz_agent agent;
+	struct fz_slot slot[FZ_SLOTS];
+	struct fz_fd fd[FZ_FDS];
+};
+
+struct fz_region {
+	bool live;		/* not freed yet: in the debugfs list */
+	int id;			/* R<id> in the log */
+	unsigned long seq;	/* creation order, the order debugfs lists */
+	char name[FZ_NAME_MAX];	/* the name debugfs shows */
+	int nlink;
+	int slot;		/* where it was first mapped, -1 before */
+	bool writable;		/* its first mapping was: the region's vma is */
+	unsigned long offs[FZ_SAMPLES];
+	unsigned long vals[FZ_SAMPLES];
+};
+
+struct fz_model {
+	struct fz_proc proc[FZ_MAX_PROCS];
+	struct fz_region region[FZ_MAX_REGIONS];
+	int path_region[FZ_PATHS];	/* -1: no file there */
+	bool dir_exists[FZ_DIRS];	/* [0] is the root */
+	int next_proc_id;
+	int next_region_id;
+	unsigned long next_seq;
+};
+
+/* The offset of anonymous sample word i in a slot. */
+unsigned long fz_anon_off(unsigned int i);
+
+void fz_model_init(struct fz_model *m);
+void fz_path(char *buf, size_t size, int path);
+void fz_dir_path(char *buf, size_t size, int dir);
+const char *fz_path_short(int path);	/* "fzd1/fz3", for the log */
+int fz_path_dir(int path);
+int fz_model_live_procs(const struct fz_model *m);
+int fz_model_live_regions(const struct fz_model *m);
+/* A free process entry, or -1. */
+int fz_model_free_proc(const struct fz_model *m);
+/* A new region named after @path; -1 if the table is full. */
+int fz_model_new_region(struct fz_model *m, int path, uint64_t *rng);
+int fz_model_vmas(const struct fz_model *m, int region);
+int fz_model_fds(const struct fz_model *m, int region);
+bool fz_model_dir_empty(const struct fz_model *m, int dir);
+/* Forget regions with no name, no fd and no mapping left: freed. */
+void fz_model_collect(struct fz_model *m);
+void fz_model_set_slot_empty(struct fz_proc *p, int slot);
+/*
+ * Compare <debugfs>/mshare/regions (lines named fz*) with the model, for
+ * up to ~2 s while they differ (a freed region may leave the list a little
+ * after the call that freed it).  true if they match; else @why says how
+ * they differ.
+ */
+bool fz_model_check_debugfs(const struct fz_model *m, char *why,
+			    size_t size);
+
+/* ---- the op log and the kernel log (mshare_fuzz_log.c) ---- */
+
+void fz_log_init(void);
+void fz_log_free(void);
+/* Start op @no: what it is.  Tags say which process/regions it touches. */
+void fz_log_op(unsigned int no, int proc, int region, int region2,
+	       const char *fmt, ...) __printf(5, 6);
+/* Append to the current op's line: its result. */
+void fz_log_result(const char *fmt, ...) __printf(1, 2);
+unsigned int fz_log_count(void);
+/* The line of op @no, if it is still kept. */
+const char *fz_log_line(unsigned int no);
+/*
+ * Print the sequence: every op if there are few, else those of @proc or
+ * @region (-1: none) and the last ones.
+ */
+void fz_log_print(int proc, int region);
+
+int fz_kmsg_open(void);
+void fz_kmsg_close(void);
+/* Read new kernel log records: the first bad one in @first, or 0 found. */
+unsigned int fz_kmsg_check(char *first, size_t size);
+
+/* ---- a run (mshare_fuzz.c, mshare_fuzz_ops.c) ---- */
+
+struct fz_run {
+	struct fz_model m;
+	uint64_t rng;
+	unsigned int no;		/* the current op's number */
+	bool failed;
+	char why[512];			/* what failed: want, got */
+	int fail_proc;			/* P id, or -1 */
+	int fail_region;		/* R id, or -1 */
+	unsigned long kind_count[32];
+};
+
+uint64_t fz_rand(uint64_t *state);
+/* Uniform in [0, n). */
+unsigned int fz_below(uint64_t *state, unsigned int n);
+bool fz_chance(uint64_t *state, unsigned int percent);
+
+/* Do one random op; false once the run failed. */
+bool fz_do_op(struct fz_run *run);
+const char *fz_kind_name(unsigned int kind);
+unsigned int fz_kinds(void);
+/* The end of a run: every process exits, every name goes. */
+bool fz_finish(struct fz_run *run);
+/* After a failure: kill what is left, remove names, without hanging. */
+void fz_abandon(struct fz_run *run);
+void fz_fail(struct fz_run *run, int proc, int region, const char *fmt, ...)
+	__printf(4, 5);
+
+#endif
