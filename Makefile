@@ -73,7 +73,7 @@ help:
 	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
 	@echo '  make test         everything CI checks; non-zero exit on any failure'
 	@echo '  make SERIES=seed  build the seed (series up to "# seed ends here") -> build/seed/obj/linux'
-	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each -> build/seed/results.*'
+	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
 	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
