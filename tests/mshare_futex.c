@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Process-shared futexes in a region connect the processes that map it,
+ * as in a MAP_SHARED memfd mapping: a FUTEX_WAKE in one wakes a waiter in
+ * another, pthread process-shared mutexes hand over between them, and a
+ * read-only sharer may wait.  A region's pages are anonymous pages of the
+ * region's mm, and a futex key made of one sharer's own mm (the key of a
+ * futex in private anonymous memory) connects no two processes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "mshare_util.h"
+#include "shm_target.h"
+
+#define FUTEX_ADDR(slot)	MSHARE_ADDR(94 + (slot))
+#define CHILD_TIMEOUT		30
+/* How long a waiter waits, and a waker keeps trying, before failing */
+#define WAIT_SECONDS		10
+/* Words used: offset 0 holds 1 (shm_target_setup()), the rest 0. */
+#define WORD_WRITTEN		0
+#define WORD_FUTEX		(3 * PAGE / sizeof(long))
+#define WORD_UNTOUCHED		(5 * PT_SPAN / sizeof(long))
+
+struct futex_case {
+	struct shm_target target;
+	struct mshare_report *report;
+};
+
+static long futex(void *uaddr, int op, unsigned int val,
+		  const struct timespec *timeout)
+{
+	return syscall(SYS_futex, uaddr, op, val, timeout, NULL, 0);
+}
+
+/* FUTEX_WAIT (shared) on a word that holds 0, until woken */
+static int futex_waiter(void *arg)
+{
+	struct futex_case *c = arg;
+	struct mshare_report *r = c->report;
+	struct timespec ts = { .tv_sec = WAIT_SECONDS };
+	unsigned long *p;
+
+	mshare_report_step(r, "waiter: map");
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "waiter: FUTEX_WAIT");
+	if (futex(&p[WORD_FUTEX], FUTEX_WAIT, 0, &ts))
+		return mshare_report_fail(r, errno);
+	return mshare_report_done(r);
+}
+
+/* FUTEX_WAKE (shared) until it wakes someone: the count, or -errno */
+static long futex_waker(const struct shm_target *t)
+{
+	unsigned long *p = shm_target_map(t, PROT_READ | PROT_WRITE);
+	long woken = 0;
+	int tries;
+
+	if (!p)
+		return -errno;
+	for (tries = 0; tries < WAIT_SECONDS * 20 && !woken; tries++) {
+		usleep(50000);
+		woken = futex(&p[WORD_FUTEX], FUTEX_WAKE, INT_MAX, NULL);
+		if (woken < 0)
+			woken = -errno;
+	}
+	munmap(p, GIB);
+	return woken;
+}
+
+static int waker_child(void *arg)
+{
+	return futex_waker(arg) == 1 ? 0 : 1;
+}
+
+/* One sharer waits, another wakes it: exactly one woken, waiter done. */
+static void run_wake_case(struct futex_case *c)
+{
+	struct harness_child_result wres, kres;
+	pid_t waiter;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	waiter = harness_start_child(futex_waiter, c);
+	CU_ASSERT_FATAL(waiter > 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(waker_child, &c->target,
+						 CHILD_TIMEOUT, &kres), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&kres), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(harness_wait_child_timeout(waiter, CHILD_TIMEOUT,
+						  &wres), 0);
+	MSHARE_ASSERT_CHILD(&wres, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+/* A process-shared mutex in the memory, initialised by the test */
+struct shared_lock {
+	pthread_mutex_t mutex;
+	unsigned long handed_over;
+};
+
+#define LOCK_WORD	(7 * PAGE / sizeof(long))
+
+static struct shared_lock *lock_in(unsigned long *p)
+{
+	return (struct shared_lock *)&p[LOCK_WORD];
+}
+
+static int mutex_init_child(void *arg)
+{
+	unsigned long *p = shm_target_map(arg, PROT_READ | PROT_WRITE);
+	pthread_mutexattr_t attr;
+
+	if (!p || pthread_mutexattr_init(&attr) ||
+	    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutex_init(&lock_in(p)->mutex, &attr))
+		return 1;
+	return 0;
+}
+
+/*
+ * The holder takes the mutex, lets the contender block on it, and
+ * unlocks: the unlock's FUTEX_WAKE must reach the contender's FUTEX_WAIT.
+ */
+static int mutex_holder(void *arg)
+{
+	struct futex_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	struct shared_lock *l;
+	pid_t contender;
+	struct harness_child_result res;
+
+	mshare_report_step(r, "holder: map and lock");
+	if (!p || pthread_mutex_lock(&lock_in(p)->mutex))
+		return mshare_report_fail(r, errno);
+	l = lock_in(p);
+	mshare_report_step(r, "holder: start the contender");
+	contender = fork();
+	if (contender < 0)
+		return mshare_report_fail(r, errno);
+	if (contender == 0) {
+		/* The contender: blocks, then takes it over. */
+		if (pthread_mutex_lock(&l->mutex))
+			_exit(2);
+		l->handed_over = 1;
+		pthread_mutex_unlock(&l->mutex);
+		_exit(0);
+	}
+	usleep(300000);	/* long enough for the contender to block */
+	mshare_report_step(r, "holder: unlock");
+	if (pthread_mutex_unlock(&l->mutex))
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "holder: contender took it over");
+	if (harness_wait_child_timeout(contender, WAIT_SECONDS, &res) ||
+	    !res.exited || res.status || !l->handed_over)
+		return mshare_report_fail(r, res.timed_out ? ETIMEDOUT :
+					  MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+static void run_mutex_case(struct futex_case *c)
+{
+	struct harness_child_result res;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(mutex_init_child, &c->target,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(mutex_holder, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+/*
+ * A read-only sharer's FUTEX_WAIT: EAGAIN on a word that holds another
+ * value, ETIMEDOUT on an untouched word that holds the value (read as
+ * the zero page in a region): the futex has a key, as in shmem.
+ */
+static int read_only_waiter(void *arg)
+{
+	struct futex_case *c = arg;
+	struct mshare_report *r = c->report;
+	struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+	unsigned long *p;
+
+	mshare_report_step(r, "map read-only");
+	p = shm_target_map(&c->target, PROT_READ);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "FUTEX_WAIT, the word changed");
+	if (!futex(&p[WORD_WRITTEN], FUTEX_WAIT, 0, &ts) || errno != EAGAIN)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "FUTEX_WAIT on an untouched word");
+	if (!futex(&p[WORD_UNTOUCHED], FUTEX_WAIT, 0, &ts) ||
+	    errno != ETIMEDOUT)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "FUTEX_WAKE");
+	if (futex(&p[WORD_UNTOUCHED], FUTEX_WAKE, 1, NULL))
+		return mshare_report_fail(r, errno ? errno : MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+static void run_read_only_case(struct futex_case *c)
+{
+	struct harness_child_result res;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(read_only_waiter, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+#define FUTEX_TEST(fn, k, slot, run)					\
+static void fn(void)							\
+{									\
+	struct futex_case c = {						\
+		.target = { .kind = k, .name = #fn,			\
+			    .addr = FUTEX_ADDR(slot) },		\
+	};								\
+	run(&c);							\
+}
+
+FUTEX_TEST(wake_between_sharers_region, SHM_REGION, 0, run_wake_case)
+FUTEX_TEST(wake_between_sharers_memfd, SHM_MEMFD, 1, run_wake_case)
+FUTEX_TEST(pshared_mutex_region, SHM_REGION, 2, run_mutex_case)
+FUTEX_TEST(pshared_mutex_memfd, SHM_MEMFD, 3, run_mutex_case)
+FUTEX_TEST(read_only_wait_region, SHM_REGION, 4, run_read_only_case)
+FUTEX_TEST(read_only_wait_memfd, SHM_MEMFD, 5, run_read_only_case)
+
+static const struct harness_test mshare_futex_tests[] = {
+	{ "wake_between_sharers_region", wake_between_sharers_region },
+	{ "wake_between_sharers_memfd", wake_between_sharers_memfd },
+	{ "pshared_mutex_region", pshared_mutex_region },
+	{ "pshared_mutex_memfd", pshared_mutex_memfd },
+	{ "read_only_wait_region", read_only_wait_region },
+	{ "read_only_wait_memfd", read_only_wait_memfd },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_futex_suite, .name = "mshare_futex",
+	      .tests = mshare_futex_tests,
+	      .requires = harness_requires_msharefs);

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One test, two kinds of shared memory: an mshare region, and the control
+ * a user has today, a MAP_SHARED memfd (shmem) mapping at the same
+ * address.  A test that compares a region with shmem runs the same steps
+ * on both targets; what differs is only how a process maps the memory.
+ */
+#ifndef TESTS_SHM_TARGET_H
+#define TESTS_SHM_TARGET_H
+
+#include "harness.h"
+
+enum shm_kind {
+	SHM_REGION,
+	SHM_MEMFD,
+};
+
+struct shm_target {
+	enum shm_kind kind;
+	const char *name;	/* of the region's file, or of the memfd */
+	unsigned long addr;	/* where every process maps its GiB */
+	int memfd;		/* SHM_MEMFD: inherited by children */
+};
+
+/* "region" or "memfd", for messages */
+const char *shm_kind_name(enum shm_kind kind);
+
+/*
+ * In the test: make the memory, one GiB, with a word written at offset 0
+ * (a dirty page).  A region is created by a child that maps it read-write
+ * and exits; the region's file keeps it.  0, or -errno.
+ */
+int shm_target_setup(struct shm_target *t);
+
+/*
+ * In a child: map the GiB at t->addr, MAP_SHARED, with @prot; a region's
+ * file is opened read-only unless @prot has PROT_WRITE.  NULL and errno
+ * set on failure.
+ */
+void *shm_target_map(const struct shm_target *t, int prot);
+
+/* In the test: unlink the region and wait until it is gone, or close. */
+int shm_target_teardown(struct shm_target *t);
+
+/*
+ * How a child ended, as one number for MSHARE_ASSERT_EQ(): the signal
+ * that killed it, SHM_CHILD_EXIT + its exit status, or SHM_CHILD_TIMEOUT.
+ */
+#define SHM_CHILD_EXIT		1000
+#define SHM_CHILD_TIMEOUT	2000
+long shm_child_outcome(const struct harness_child_result *res);
+
+#endif
