@@ -55,18 +55,23 @@ static void release_child_state(void)
 	release_state(true);
 }
 
+/*
+ * As init, harness.x=y parameters come from /proc/cmdline (the kernel keeps
+ * words with a '.' from init) and selection words from argv.
+ */
 static int parse_options(int argc, char **argv)
 {
 	static char cmdline[CMDLINE_MAX];
 
 	if (!harness_is_init())
 		return options_from_argv(&opts, argc, argv);
-	/* The kernel keeps harness.x=y parameters from init's argv. */
 	if (harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0) {
 		printf("harness: cannot read /proc/cmdline\n");
 		return -1;
 	}
-	return options_from_cmdline(&opts, cmdline);
+	if (options_from_cmdline(&opts, cmdline))
+		return -1;
+	return options_add_words(&opts, argc - 1, argv + 1);
 }
 
 /*
@@ -144,15 +149,33 @@ static int run_selected(void)
 			      leaks);
 }
 
+/* harness.run= and the positional words: one selection. */
+static int parse_selection_items(void)
+{
+	static char cmdline[CMDLINE_MAX];
+	int ret = 0;
+
+	memset(&sel, 0, sizeof(sel));
+	if (opts.run)
+		ret = selection_add(&sel, opts.run);
+	if (!ret && opts.words)
+		ret = selection_add(&sel, opts.words);
+	if (ret)
+		printf("harness: bad selection '%s%s%s' (want suite or suite/test, comma-separated)\n",
+		       opts.run ?: "", opts.run && opts.words ? "," : "",
+		       opts.words ?: "");
+	if (!ret && harness_is_init() &&
+	    harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0)
+		ret = selection_check_dotted(cmdline);
+	return ret;
+}
+
 /* Unknown names are an error: run nothing rather than less. */
 static int parse_selection(void)
 {
-	int ret = selection_parse(opts.run, &sel);
+	int ret = parse_selection_items();
 
-	if (ret)
-		printf("harness: bad selection '%s' (want suite or suite/test, comma-separated)\n",
-		       opts.run);
-	else
+	if (!ret)
 		ret = selection_validate(&sel, true);
 	if (ret)
 		printf("harness: verdict FAIL (bad selection, nothing run)\n");
@@ -181,7 +204,7 @@ static int run_harness(int argc, char **argv)
 		harness_print_suite_list();
 		return EXIT_PASS;
 	}
-	if (opts.run && parse_selection())
+	if (parse_selection())
 		return EXIT_USAGE;
 	return run_selected();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Self-test of the harness's own parsers: test selection, the kernel log
- * pattern matcher and the /proc kB field reader.  Runs on the host too.
+ * pattern matcher and the /proc kB field reader.
+ * Runs on the host too.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -81,9 +82,38 @@ static void test_selection_syntax(void)
 	}
 }
 
+static void test_selection_globs(void)
+{
+	struct harness_suite *self = harness_find_suite("harness");
+	struct selection sel;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/selection_*", &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "selection_globs"));
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "kmsg_matcher"));
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harn?ss,*/kmsg_*", &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "run_child"));
+	selection_free(&sel);
+	/* A pattern that matches nothing is an error, as a typo is. */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/zz*", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("nosuch*", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+}
+
 static void test_selection_explicit_only(void)
 {
-	struct harness_suite fake = { .name = "fake", .explicit_only = true };
+	static const struct harness_test fake_tests[] = {
+		{ "t", NULL },
+		{ NULL, NULL },
+	};
+	struct harness_suite fake = { .name = "fake", .tests = fake_tests,
+				      .explicit_only = true };
 	struct selection none = { 0 };
 	struct selection sel;
 
@@ -91,6 +121,35 @@ static void test_selection_explicit_only(void)
 	CU_ASSERT_EQUAL_FATAL(selection_parse("fake", &sel), 0);
 	CU_ASSERT_TRUE(selection_wants_suite(&sel, &fake));
 	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("fake/*", &sel), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, &fake, "t"));
+	selection_free(&sel);
+	/* A wildcard never pulls in an explicit-only suite. */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("fa*", &sel), 0);
+	CU_ASSERT_FALSE(selection_wants_suite(&sel, &fake));
+	selection_free(&sel);
+}
+
+/* kunit.py's "suite.test" never reaches init: it must not be ignored. */
+static void test_selection_dotted(void)
+{
+	CU_ASSERT_NOT_EQUAL(selection_check_dotted(
+		"mem=768M harness.list harness/x baseline.page_tables_grow"), 0);
+	CU_ASSERT_NOT_EQUAL(selection_check_dotted("mshare_*.child"), 0);
+	CU_ASSERT_EQUAL(selection_check_dotted(
+		"harness.run=harness kasan.fault=report printk.time x.y"), 0);
+}
+
+static void test_options_positional(void)
+{
+	char *argv[] = { "host-harness", "harness/sel*", "--list",
+			 "baseline", NULL };
+	struct harness_options o;
+
+	CU_ASSERT_EQUAL_FATAL(options_from_argv(&o, 4, argv), 0);
+	CU_ASSERT_TRUE(o.list);
+	CU_ASSERT_STRING_EQUAL(o.words, "harness/sel*,baseline");
+	options_free(&o);
 }
 
 static void test_options_cmdline(void)
@@ -188,8 +247,11 @@ static const struct harness_test harness_tests[] = {
 	{ "selection_multiple", test_selection_multiple },
 	{ "selection_unknown", test_selection_unknown },
 	{ "selection_syntax", test_selection_syntax },
+	{ "selection_globs", test_selection_globs },
 	{ "selection_explicit_only", test_selection_explicit_only },
+	{ "selection_dotted", test_selection_dotted },
 	{ "options_cmdline", test_options_cmdline },
+	{ "options_positional", test_options_positional },
 	{ "kmsg_matcher", test_kmsg_matcher },
 	{ "meminfo_parser", test_meminfo_parser },
 	{ "run_child", test_run_child },
