@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
+#include "console_classify.h"
 #include "init_duties.h"
 #include "kmemleak_scan.h"
 #include "kmsg_watch.h"
@@ -71,6 +72,10 @@ static int parse_options(int argc, char **argv)
 	}
 	if (options_from_cmdline(&opts, cmdline))
 		return -1;
+	if (opts.classify_console) {
+		printf("harness: classify-console is for the host\n");
+		return -1;
+	}
 	return options_add_words(&opts, argc - 1, argv + 1);
 }
 
@@ -192,6 +197,8 @@ static int run_harness(int argc, char **argv)
 		options_usage(argv[0]);
 		return EXIT_PASS;
 	}
+	if (opts.classify_console)
+		return console_classify(opts.classify_console, stdout);
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
 		return EXIT_FAIL;

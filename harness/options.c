@@ -24,6 +24,7 @@ enum {
 	OPT_FUZZ_SEED,
 	OPT_FUZZ_SECONDS,
 	OPT_HELP,
+	OPT_CLASSIFY_CONSOLE,
 };
 
 static const struct option long_options[] = {
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
 	{ "fuzz_seed", required_argument, NULL, OPT_FUZZ_SEED },
 	{ "fuzz_seconds", required_argument, NULL, OPT_FUZZ_SECONDS },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "classify-console", required_argument, NULL, OPT_CLASSIFY_CONSOLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -42,6 +44,7 @@ void options_usage(const char *prog)
 {
 	printf("usage: %s [--run SEL[,SEL...]] [--results DIR] [--list] [--watch-kmsg]\n"
 	       "       [--fuzz_seed N] [--fuzz_seconds N] [SEL...]\n"
+	       "       %s --classify-console FILE\n"
 	       "Under UML (./linux ARGS): harness.run=SEL[,SEL...] harness.results=/host/dir\n"
 	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N [SEL...]\n"
 	       "SEL: suite or suite/test, fnmatch patterns ('mshare_*', 'mshare_fork/child_*'),\n"
@@ -50,8 +53,10 @@ void options_usage(const char *prog)
 	       "  explicit-only suites (harness.list): name those in full.\n"
 	       "  As ./linux words: the kernel keeps words with a '.' (write suite/test, not\n"
 	       "  suite.test), makes words with '=' environment, and takes its own parameters\n"
-	       "  (e.g. 'debug', 'quiet'; init= and rdinit= drop the words before them).\n",
-	       prog);
+	       "  (e.g. 'debug', 'quiet'; init= and rdinit= drop the words before them).\n"
+	       "--classify-console FILE: the first kernel reports of a console log, with\n"
+	       "  their kind (exit 1), or 'clean' (exit 0).\n",
+	       prog, prog);
 }
 
 /* A whole decimal number, nothing else: "3x" or "" is an error. */
@@ -90,6 +95,8 @@ static int apply_option(struct harness_options *opts, int opt,
 		return set_string(&opts->results, arg);
 	case OPT_KMSG_FILE:
 		return set_string(&opts->kmsg_file, arg);
+	case OPT_CLASSIFY_CONSOLE:
+		return set_string(&opts->classify_console, arg);
 	case OPT_FUZZ_SEED:
 		opts->fuzz_seed_set = true;
 		return set_number(&opts->fuzz_seed, arg);
@@ -191,5 +198,6 @@ void options_free(struct harness_options *opts)
 	free(opts->results);
 	free(opts->kmsg_file);
 	free(opts->words);
+	free(opts->classify_console);
 	memset(opts, 0, sizeof(*opts));
 }

@@ -22,6 +22,8 @@ struct harness_options {
 	bool fuzz_seed_set;
 	unsigned long fuzz_seed;
 	unsigned long fuzz_seconds;	/* 0: the suite's default */
+	/* Host only: classify this console log instead of running tests. */
+	char *classify_console;
 };
 
 int options_from_argv(struct harness_options *opts, int argc, char **argv);

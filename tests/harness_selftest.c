@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Self-test of the harness's own parsers: test selection, the kernel log
- * pattern matcher and the /proc kB field reader.
+ * pattern matcher, the console classifier and the /proc kB field reader.
  * Runs on the host too.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "harness.h"
+#include "console_classify.h"
 #include "kmsg_patterns.h"
 #include "options.h"
 #include "selection.h"
@@ -194,6 +197,65 @@ static void test_kmsg_matcher(void)
 	/* The header is not text: "BUG:" there must not count. */
 	CU_ASSERT_STRING_EQUAL(kmsg_record_text("6,1,2,-;x BUG"), "x BUG");
 	CU_ASSERT_STRING_EQUAL(kmsg_record_text("plain line"), "plain line");
+	/* The specific kind wins over the BUG:/WARNING: line it is on. */
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"WARNING: possible circular locking dependency detected"),
+		"lockdep");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"BUG: KASAN: slab-use-after-free in f+0x1/0x2"), "KASAN");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"WARNING: CPU: 0 PID: 1 at mm/mshare.c:10"), "WARNING");
+	CU_ASSERT_PTR_NULL(kmsg_text_report_kind("mshare: hello"));
+}
+
+/*
+ * Classify TEXT as a console log, through a memfd's /proc path; what it
+ * prints goes to OUT, not to the console, which scripts classify too.
+ */
+static int classify_text(const char *text, char *out, size_t size)
+{
+	char path[64];
+	FILE *f;
+	int fd, ret = -1;
+
+	fd = memfd_create("console", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	f = fmemopen(out, size, "w");
+	if (f && write(fd, text, strlen(text)) == (ssize_t)strlen(text)) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ret = console_classify(path, f);
+	}
+	if (f)
+		fclose(f);
+	close(fd);
+	return ret;
+}
+
+static void test_console_classify(void)
+{
+	char out[512];
+
+	CU_ASSERT_EQUAL(classify_text(
+		"run-linux: ./linux harness.run=x BUG:\r\n"
+		"[    0.000000] Kernel command line: WARNING: x\r\n"
+		"[    1.500000] mshare: hello\r\n"
+		"  1. k.c:1  - kernel log: 1 bad record(s), first: WARNING: x\r\n"
+		"harness: kmemleak: 0 unreferenced objects\r\n"
+		"harness: verdict PASS\r\n", out, sizeof(out)), CONSOLE_CLEAN);
+	CU_ASSERT_STRING_EQUAL(out, "clean\n");
+	/* The record and the harness's copy of it: one report. */
+	CU_ASSERT_EQUAL(classify_text(
+		"[    2.000000] ------------[ cut here ]------------\r\n"
+		"[    2.000001] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f\r\n"
+		"  KMSG| WARNING: CPU: 0 PID: 1 at mm/x.c:1 f\r\n"
+		"[    2.000002] BUG: KASAN: slab-use-after-free in g\r\n",
+		out, sizeof(out)), CONSOLE_REPORTS);
+	CU_ASSERT_STRING_EQUAL(out,
+		"WARNING\tWARNING: CPU: 0 PID: 1 at mm/x.c:1 f\n"
+		"KASAN\tBUG: KASAN: slab-use-after-free in g\n");
+	CU_ASSERT_EQUAL(console_classify("/nonexistent/console.log", stdout),
+			CONSOLE_UNREADABLE);
 }
 
 static void test_meminfo_parser(void)
@@ -253,6 +315,7 @@ static const struct harness_test harness_tests[] = {
 	{ "options_cmdline", test_options_cmdline },
 	{ "options_positional", test_options_positional },
 	{ "kmsg_matcher", test_kmsg_matcher },
+	{ "console_classify", test_console_classify },
 	{ "meminfo_parser", test_meminfo_parser },
 	{ "run_child", test_run_child },
 	{ NULL, NULL },
