@@ -19,7 +19,10 @@
 #include "kmsg_watch.h"
 #include "options.h"
 #include "requirements.h"
+#include "results_junit.h"
+#include "results_ktap.h"
 #include "results_xml.h"
+#include "run_results.h"
 #include "selection.h"
 #include "suite_registry.h"
 #include "test_util.h"
@@ -100,7 +103,20 @@ static bool start_kmsg_watch(void)
 	return harness_is_init();
 }
 
-static int write_results(unsigned int final_log_bad)
+static int write_files(const char *dir, const struct run_end *end)
+{
+	struct run_results r;
+	int ret = results_xml_write(dir, end->final_log_bad);
+
+	if (run_results_collect(&r, end))
+		return -1;
+	ret |= results_ktap_write(dir, &r);
+	ret |= results_junit_write(dir, &r);
+	run_results_free(&r);
+	return ret;
+}
+
+static int write_results(const struct run_end *end)
 {
 	const char *dir = opts.results;
 	int ret;
@@ -110,48 +126,45 @@ static int write_results(unsigned int final_log_bad)
 		if (ret)
 			return ret;
 	}
-	ret = results_xml_write(dir, final_log_bad);
+	ret = write_files(dir, end);
 	if (harness_is_init())
 		init_unmount_results();
 	return ret;
 }
 
-static int report_verdict(unsigned int final_log_bad, bool results_failed,
-			  bool watch_failed, int leaks)
+static int report_verdict(const struct run_end *end, bool results_failed)
 {
 	CU_pRunSummary sum = CU_get_run_summary();
 	unsigned int passed = sum->nTestsRun - sum->nTestsFailed;
 	/* Suite init/cleanup failures and a dirty log count as failed. */
 	unsigned int failed = sum->nTestsFailed + sum->nSuitesFailed +
-			      (final_log_bad ? 1 : 0) +
+			      (end->final_log_bad ? 1 : 0) +
 			      (results_failed ? 1 : 0) +
-			      (watch_failed ? 1 : 0) +
-			      (leaks ? 1 : 0);
+			      (end->watch_failed ? 1 : 0) +
+			      (end->leaks ? 1 : 0);
 
-	printf("\nharness: %u passed, %u failed\n", passed, failed);
+	printf("\nharness: %u passed, %u failed, %u skipped\n", passed, failed,
+	       requirements_skipped_tests());
 	printf("harness: verdict %s\n", failed ? "FAIL" : "PASS");
 	return failed ? EXIT_FAIL : EXIT_PASS;
 }
 
 static int run_selected(void)
 {
-	unsigned int final_log_bad;
+	struct run_end end = { 0 };
 	bool results_failed = false;
-	bool watch_failed;
-	int leaks;
 
-	watch_failed = start_kmsg_watch();
+	end.watch_failed = start_kmsg_watch();
 	selection_apply(&sel);
 	requirements_apply();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS)
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
-	leaks = harness_is_init() ? kmemleak_final_scan() : 0;
-	final_log_bad = kmsg_watch_final_check();
+	end.leaks = harness_is_init() ? kmemleak_final_scan() : 0;
+	end.final_log_bad = kmsg_watch_final_check();
 	if (opts.results)
-		results_failed = write_results(final_log_bad) != 0;
-	return report_verdict(final_log_bad, results_failed, watch_failed,
-			      leaks);
+		results_failed = write_results(&end) != 0;
+	return report_verdict(&end, results_failed);
 }
 
 /* harness.run= and the positional words: one selection. */
