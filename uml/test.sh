@@ -6,6 +6,8 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/uml/run-linux.sh
+host_harness=$root/build/harness/host-harness
+kunit=$root/build/linux/tools/testing/kunit/kunit.py
 out=$root/build/test
 mkdir -p "$out"
 passed=0
@@ -27,16 +29,34 @@ stage_result() {
 	fi
 }
 
-# The whole suite, as `./linux` runs it, with CUnit's XML in build/test/results.
+# The whole suite, as `./linux` runs it, with its results files (CUnit XML,
+# KTAP, JUnit) in build/test/results.
 stage_suite() {
 	local rc=0
 	echo "test: == suite: ./linux runs every test =="
+	rm -rf "$out/results"
 	bash "$run" --log "$out/suite.log" --results "$out/results" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		stage_result suite yes ""
 	else
 		stage_result suite no "./linux exited $rc (see $out/suite.log)"
 	fi
+}
+
+# The results files of the suite stage: kunit.py parse must read the KTAP
+# file, the JUnit file must validate against uml/junit.xsd, and each must
+# count what the harness counted (uml/check-results.py).
+stage_results() {
+	local format
+	echo "test: == results: KTAP through kunit.py parse, JUnit through its schema =="
+	for format in ktap junit; do
+		if python3 "$root/uml/check-results.py" "$format" --console "$out/suite.log" \
+			--results "$out/results" --kunit "$kunit" --schema "$root/uml/junit.xsd"; then
+			stage_result "results-$format" yes ""
+		else
+			stage_result "results-$format" no "see the check-results lines above"
+		fi
+	done
 }
 
 # The lifecycle fuzzer, short.  A failure is replayed with the
@@ -109,7 +129,7 @@ stage_oom() {
 stage_valgrind() {
 	local rc=0
 	echo "test: == valgrind: host build of the harness under memcheck =="
-	bash "$root/uml/valgrind-harness.sh" "$root/build/harness/host-harness" \
+	bash "$root/uml/valgrind-harness.sh" "$host_harness" \
 		"$out/valgrind.log" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		stage_result valgrind yes ""
@@ -131,6 +151,7 @@ stage_gdb() {
 }
 
 stage_suite
+stage_results
 stage_fuzz
 stage_negative_control
 stage_selection
