@@ -109,6 +109,29 @@ stage_selection() {
 	else
 		stage_result select-unknown yes ""
 	fi
+	stage_selection_positional
+}
+
+# Words of their own on the ./linux command line select as harness.run=
+# does, patterns included; an unknown one is an error that names the suites.
+stage_selection_positional() {
+	local rc=0 log=$out/select-positional.log
+	bash "$run" --quiet --log "$log" -- 'harness/selection_suite_*' || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^harness: 3 passed, 0 failed' "$log" ||
+	   ! grep -q 'Test: selection_suite_test \.\.\.passed' "$log"; then
+		stage_result select-positional no "expected the boot-log check and the two tests 'harness/selection_suite_*' matches, exit $rc (see $log)"
+	else
+		stage_result select-positional yes ""
+	fi
+	rc=0
+	log=$out/select-positional-unknown.log
+	bash "$run" --quiet --log "$log" -- no_such_thing || rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -q "unknown suite 'no_such_thing'" "$log" ||
+	   ! grep -q '^harness: valid suites: .*mshare_fork' "$log"; then
+		stage_result select-positional-unknown no "./linux no_such_thing: exit $rc, want 2 and the valid suites (see $log)"
+	else
+		stage_result select-positional-unknown yes ""
+	fi
 }
 
 # Out of memory in a region: a boot with little memory, where filling a
