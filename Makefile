@@ -132,7 +132,7 @@ linux: kernel
 run: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/run.log,$(BUILD)/run.log) \
-		$(if $(T),--tests $(T)) -- $(RUN_ARGS)
+		$(if $(T),--tests '$(T)') -- $(RUN_ARGS)
 
 ifeq ($(SEED_BUILD),)
 test: linux
@@ -163,7 +163,7 @@ bench: linux
 gdb: linux
 	gdb -q -x $(ROOT)/gdbinit -ex mshare-break -ex run --args $(ROOT)/linux \
 		$(shell grep -v '^#' $(ROOT)/uml/boot.args) uml_dir=$(BUILD)/uml \
-		$(if $(T),harness.run=$(T))
+		$(if $(T),'harness.run=$(T)')
 
 # The harness and tests on the host under memcheck (mshare suites skip there).
 valgrind: harness

@@ -13,6 +13,8 @@ struct bad_pattern {
 	const char *text;
 	/* Optional second substring that must also be present. */
 	const char *also;
+	/* What kind of report it starts, for people and scripts. */
+	const char *kind;
 };
 
 /*
@@ -21,22 +23,24 @@ struct bad_pattern {
  * splats, sanitizers, oopses and panics, refcount saturation, lockdep,
  * RCU-lockdep, the hung task detector and kmemleak.  Matching the first
  * line is enough; the watcher prints the lines that follow as context.
+ * The specific ones come first: "WARNING: possible circular locking" is
+ * of kind lockdep, "BUG: KASAN: ..." of kind KASAN.
  */
 static const struct bad_pattern bad_patterns[] = {
-	{ "BUG:", NULL },
-	{ "WARNING:", NULL },
-	{ "KASAN", NULL },
-	{ "UBSAN", NULL },
-	{ "Oops", NULL },
-	{ "Kernel panic", NULL },
-	{ "refcount_t:", NULL },
-	{ "general protection", NULL },
-	{ "possible circular locking", NULL },
-	{ "possible recursive locking", NULL },
-	{ "inconsistent lock state", NULL },
-	{ "suspicious RCU usage", NULL },
-	{ "INFO: task", NULL },
-	{ "kmemleak:", "unreferenced" },
+	{ "KASAN", NULL, "KASAN" },
+	{ "UBSAN", NULL, "UBSAN" },
+	{ "possible circular locking", NULL, "lockdep" },
+	{ "possible recursive locking", NULL, "lockdep" },
+	{ "inconsistent lock state", NULL, "lockdep" },
+	{ "suspicious RCU usage", NULL, "RCU" },
+	{ "refcount_t:", NULL, "refcount" },
+	{ "INFO: task", NULL, "hung task" },
+	{ "kmemleak:", "unreferenced", "kmemleak" },
+	{ "general protection", NULL, "general protection" },
+	{ "Oops", NULL, "Oops" },
+	{ "Kernel panic", NULL, "panic" },
+	{ "BUG:", NULL, "BUG" },
+	{ "WARNING:", NULL, "WARNING" },
 };
 
 /*
@@ -55,19 +59,22 @@ const char *kmsg_record_text(const char *record)
 	return *p == ';' ? p + 1 : record;
 }
 
-bool kmsg_record_is_bad(const char *record)
+const char *kmsg_text_report_kind(const char *text)
 {
-	const char *text = kmsg_record_text(record);
-	size_t i;
+	const struct bad_pattern *bp;
 
-	for (i = 0; i < ARRAY_SIZE(bad_patterns); i++) {
-		const struct bad_pattern *bp = &bad_patterns[i];
-
+	for (bp = bad_patterns; bp < bad_patterns + ARRAY_SIZE(bad_patterns);
+	     bp++) {
 		if (!strstr(text, bp->text))
 			continue;
 		if (bp->also && !strstr(text, bp->also))
 			continue;
-		return true;
+		return bp->kind;
 	}
-	return false;
+	return NULL;
+}
+
+bool kmsg_record_is_bad(const char *record)
+{
+	return kmsg_text_report_kind(kmsg_record_text(record)) != NULL;
 }

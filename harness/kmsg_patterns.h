@@ -7,5 +7,7 @@
 
 const char *kmsg_record_text(const char *record);
 bool kmsg_record_is_bad(const char *record);
+/* The kind of report a message text starts ("WARNING", "lockdep"...), or NULL. */
+const char *kmsg_text_report_kind(const char *text);
 
 #endif

@@ -13,12 +13,16 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
+#include "console_classify.h"
 #include "init_duties.h"
 #include "kmemleak_scan.h"
 #include "kmsg_watch.h"
 #include "options.h"
 #include "requirements.h"
+#include "results_junit.h"
+#include "results_ktap.h"
 #include "results_xml.h"
+#include "run_results.h"
 #include "selection.h"
 #include "suite_registry.h"
 #include "test_util.h"
@@ -55,18 +59,27 @@ static void release_child_state(void)
 	release_state(true);
 }
 
+/*
+ * As init, harness.x=y parameters come from /proc/cmdline (the kernel keeps
+ * words with a '.' from init) and selection words from argv.
+ */
 static int parse_options(int argc, char **argv)
 {
 	static char cmdline[CMDLINE_MAX];
 
 	if (!harness_is_init())
 		return options_from_argv(&opts, argc, argv);
-	/* The kernel keeps harness.x=y parameters from init's argv. */
 	if (harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0) {
 		printf("harness: cannot read /proc/cmdline\n");
 		return -1;
 	}
-	return options_from_cmdline(&opts, cmdline);
+	if (options_from_cmdline(&opts, cmdline))
+		return -1;
+	if (opts.classify_console) {
+		printf("harness: classify-console is for the host\n");
+		return -1;
+	}
+	return options_add_words(&opts, argc - 1, argv + 1);
 }
 
 /*
@@ -90,7 +103,20 @@ static bool start_kmsg_watch(void)
 	return harness_is_init();
 }
 
-static int write_results(unsigned int final_log_bad)
+static int write_files(const char *dir, const struct run_end *end)
+{
+	struct run_results r;
+	int ret = results_xml_write(dir, end->final_log_bad);
+
+	if (run_results_collect(&r, end))
+		return -1;
+	ret |= results_ktap_write(dir, &r);
+	ret |= results_junit_write(dir, &r);
+	run_results_free(&r);
+	return ret;
+}
+
+static int write_results(const struct run_end *end)
 {
 	const char *dir = opts.results;
 	int ret;
@@ -100,59 +126,74 @@ static int write_results(unsigned int final_log_bad)
 		if (ret)
 			return ret;
 	}
-	ret = results_xml_write(dir, final_log_bad);
+	ret = write_files(dir, end);
 	if (harness_is_init())
 		init_unmount_results();
 	return ret;
 }
 
-static int report_verdict(unsigned int final_log_bad, bool results_failed,
-			  bool watch_failed, int leaks)
+static int report_verdict(const struct run_end *end, bool results_failed)
 {
 	CU_pRunSummary sum = CU_get_run_summary();
 	unsigned int passed = sum->nTestsRun - sum->nTestsFailed;
 	/* Suite init/cleanup failures and a dirty log count as failed. */
 	unsigned int failed = sum->nTestsFailed + sum->nSuitesFailed +
-			      (final_log_bad ? 1 : 0) +
+			      (end->final_log_bad ? 1 : 0) +
 			      (results_failed ? 1 : 0) +
-			      (watch_failed ? 1 : 0) +
-			      (leaks ? 1 : 0);
+			      (end->watch_failed ? 1 : 0) +
+			      (end->leaks ? 1 : 0);
 
-	printf("\nharness: %u passed, %u failed\n", passed, failed);
+	printf("\nharness: %u passed, %u failed, %u skipped\n", passed, failed,
+	       requirements_skipped_tests());
 	printf("harness: verdict %s\n", failed ? "FAIL" : "PASS");
 	return failed ? EXIT_FAIL : EXIT_PASS;
 }
 
 static int run_selected(void)
 {
-	unsigned int final_log_bad;
+	struct run_end end = { 0 };
 	bool results_failed = false;
-	bool watch_failed;
-	int leaks;
 
-	watch_failed = start_kmsg_watch();
+	end.watch_failed = start_kmsg_watch();
 	selection_apply(&sel);
 	requirements_apply();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS)
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
-	leaks = harness_is_init() ? kmemleak_final_scan() : 0;
-	final_log_bad = kmsg_watch_final_check();
+	end.leaks = harness_is_init() ? kmemleak_final_scan() : 0;
+	end.final_log_bad = kmsg_watch_final_check();
 	if (opts.results)
-		results_failed = write_results(final_log_bad) != 0;
-	return report_verdict(final_log_bad, results_failed, watch_failed,
-			      leaks);
+		results_failed = write_results(&end) != 0;
+	return report_verdict(&end, results_failed);
+}
+
+/* harness.run= and the positional words: one selection. */
+static int parse_selection_items(void)
+{
+	static char cmdline[CMDLINE_MAX];
+	int ret = 0;
+
+	memset(&sel, 0, sizeof(sel));
+	if (opts.run)
+		ret = selection_add(&sel, opts.run);
+	if (!ret && opts.words)
+		ret = selection_add(&sel, opts.words);
+	if (ret)
+		printf("harness: bad selection '%s%s%s' (want suite or suite/test, comma-separated)\n",
+		       opts.run ?: "", opts.run && opts.words ? "," : "",
+		       opts.words ?: "");
+	if (!ret && harness_is_init() &&
+	    harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0)
+		ret = selection_check_dotted(cmdline);
+	return ret;
 }
 
 /* Unknown names are an error: run nothing rather than less. */
 static int parse_selection(void)
 {
-	int ret = selection_parse(opts.run, &sel);
+	int ret = parse_selection_items();
 
-	if (ret)
-		printf("harness: bad selection '%s' (want suite or suite/test, comma-separated)\n",
-		       opts.run);
-	else
+	if (!ret)
 		ret = selection_validate(&sel, true);
 	if (ret)
 		printf("harness: verdict FAIL (bad selection, nothing run)\n");
@@ -169,6 +210,8 @@ static int run_harness(int argc, char **argv)
 		options_usage(argv[0]);
 		return EXIT_PASS;
 	}
+	if (opts.classify_console)
+		return console_classify(opts.classify_console, stdout);
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
 		return EXIT_FAIL;
@@ -181,7 +224,7 @@ static int run_harness(int argc, char **argv)
 		harness_print_suite_list();
 		return EXIT_PASS;
 	}
-	if (opts.run && parse_selection())
+	if (parse_selection())
 		return EXIT_USAGE;
 	return run_selected();
 }

@@ -2,7 +2,10 @@
 /*
  * Option parsing.  The host flavour takes --options; under UML the kernel
  * does not pass unknown "x.y=" parameters to init, so they are read back
- * from /proc/cmdline as harness.NAME[=VALUE].
+ * from /proc/cmdline as harness.NAME[=VALUE].  Words without '=' or '.'
+ * the kernel does pass on, as init's argv: those, and the host's
+ * non-option arguments, are selection items like harness.run's (the way
+ * kunit.py takes a positional filter_glob).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +24,7 @@ enum {
 	OPT_FUZZ_SEED,
 	OPT_FUZZ_SECONDS,
 	OPT_HELP,
+	OPT_CLASSIFY_CONSOLE,
 };
 
 static const struct option long_options[] = {
@@ -32,17 +36,27 @@ static const struct option long_options[] = {
 	{ "fuzz_seed", required_argument, NULL, OPT_FUZZ_SEED },
 	{ "fuzz_seconds", required_argument, NULL, OPT_FUZZ_SECONDS },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "classify-console", required_argument, NULL, OPT_CLASSIFY_CONSOLE },
 	{ NULL, 0, NULL, 0 },
 };
 
 void options_usage(const char *prog)
 {
 	printf("usage: %s [--run SEL[,SEL...]] [--results DIR] [--list] [--watch-kmsg]\n"
-	       "       [--fuzz_seed N] [--fuzz_seconds N]\n"
-	       "  SEL is a suite name or suite/test; unknown names are an error.\n"
-	       "  Under UML: harness.run=SEL[,SEL] harness.results=/host/dir harness.list\n"
-	       "  harness.fuzz_seed=N harness.fuzz_seconds=N (suite mshare_fuzz)\n",
-	       prog);
+	       "       [--fuzz_seed N] [--fuzz_seconds N] [SEL...]\n"
+	       "       %s --classify-console FILE\n"
+	       "Under UML (./linux ARGS): harness.run=SEL[,SEL...] harness.results=/host/dir\n"
+	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N [SEL...]\n"
+	       "SEL: suite or suite/test, fnmatch patterns ('mshare_*', 'mshare_fork/child_*'),\n"
+	       "  in harness.run= or as words of their own; quote them for the shell.  A name or\n"
+	       "  pattern that selects nothing is an error (exit 2).  Patterns leave out the\n"
+	       "  explicit-only suites (harness.list): name those in full.\n"
+	       "  As ./linux words: the kernel keeps words with a '.' (write suite/test, not\n"
+	       "  suite.test), makes words with '=' environment, and takes its own parameters\n"
+	       "  (e.g. 'debug', 'quiet'; init= and rdinit= drop the words before them).\n"
+	       "--classify-console FILE: the first kernel reports of a console log, with\n"
+	       "  their kind (exit 1), or 'clean' (exit 0).\n",
+	       prog, prog);
 }
 
 /* A whole decimal number, nothing else: "3x" or "" is an error. */
@@ -81,6 +95,8 @@ static int apply_option(struct harness_options *opts, int opt,
 		return set_string(&opts->results, arg);
 	case OPT_KMSG_FILE:
 		return set_string(&opts->kmsg_file, arg);
+	case OPT_CLASSIFY_CONSOLE:
+		return set_string(&opts->classify_console, arg);
 	case OPT_FUZZ_SEED:
 		opts->fuzz_seed_set = true;
 		return set_number(&opts->fuzz_seed, arg);
@@ -104,6 +120,8 @@ int options_from_argv(struct harness_options *opts, int argc, char **argv)
 	int opt, ret;
 
 	memset(opts, 0, sizeof(*opts));
+	/* 0, not 1: getopt_long() starts afresh, also on a second call. */
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		if (opt == 'h')
 			opt = OPT_HELP;
@@ -111,10 +129,28 @@ int options_from_argv(struct harness_options *opts, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (optind < argc) {
-		printf("harness: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	return options_add_words(opts, argc - optind, argv + optind);
+}
+
+/* Positional words join into one "SEL,SEL" string, like harness.run's. */
+int options_add_words(struct harness_options *opts, int count, char **words)
+{
+	size_t len = 1;
+	char *joined, *end;
+	int i;
+
+	if (count <= 0)
+		return 0;
+	for (i = 0; i < count; i++)
+		len += strlen(words[i]) + 1;
+	joined = malloc(len);
+	if (!joined)
+		return -ENOMEM;
+	end = joined;
+	for (i = 0; i < count; i++)
+		end = stpcpy(stpcpy(end, i ? "," : ""), words[i]);
+	free(opts->words);
+	opts->words = joined;
 	return 0;
 }
 
@@ -161,5 +197,7 @@ void options_free(struct harness_options *opts)
 	free(opts->run);
 	free(opts->results);
 	free(opts->kmsg_file);
+	free(opts->words);
+	free(opts->classify_console);
 	memset(opts, 0, sizeof(*opts));
 }

@@ -12,7 +12,9 @@ struct harness_options {
 	bool watch_kmsg;
 	/* Comma-separated selection (suite or suite/test), NULL = all. */
 	char *run;
-	/* Directory for the XML results (a host path under UML). */
+	/* Positional selection words, joined by commas; NULL if none. */
+	char *words;
+	/* Directory for the results files (a host path under UML). */
 	char *results;
 	/* Test hook: read "kernel log" records from this file. */
 	char *kmsg_file;
@@ -20,10 +22,13 @@ struct harness_options {
 	bool fuzz_seed_set;
 	unsigned long fuzz_seed;
 	unsigned long fuzz_seconds;	/* 0: the suite's default */
+	/* Host only: classify this console log instead of running tests. */
+	char *classify_console;
 };
 
 int options_from_argv(struct harness_options *opts, int argc, char **argv);
 int options_from_cmdline(struct harness_options *opts, const char *cmdline);
+int options_add_words(struct harness_options *opts, int count, char **words);
 void options_usage(const char *prog);
 void options_free(struct harness_options *opts);
 /* The options the harness runs with, for tests that take parameters. */

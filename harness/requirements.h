@@ -13,5 +13,6 @@ const char *harness_requires_init(void);
 const char *harness_requires_kmsg_watch(void);
 const char *harness_requires_msharefs(void);
 void requirements_apply(void);
+unsigned int requirements_skipped_tests(void);
 
 #endif

@@ -7,42 +7,17 @@
  * and the failure list.  Inactive (unselected or skipped) suites and
  * tests are left out, as the Automated interface does.
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include <CUnit/CUnit.h>
 
+#include "results_file.h"
 #include "results_xml.h"
 #include "suite_registry.h"
-
-static void put_escaped(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			/* Control characters are not valid XML 1.0. */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
-}
 
 static void put_element(FILE *f, int indent, const char *tag, const char *s)
 {
 	fprintf(f, "%*s<%s> ", indent, "", tag);
-	put_escaped(f, s);
+	xml_put_escaped(f, s);
 	fprintf(f, " </%s>\n", tag);
 }
 
@@ -161,8 +136,9 @@ static void write_summary(FILE *f)
 	fprintf(f, "  </CUNIT_RUN_SUMMARY>\n");
 }
 
-static void write_report(FILE *f, unsigned int final_log_bad)
+static void write_report(FILE *f, const void *arg)
 {
+	const unsigned int *final_log_bad = arg;
 	struct harness_suite *s;
 
 	fprintf(f, "<?xml version=\"1.0\" ?>\n"
@@ -174,7 +150,7 @@ static void write_report(FILE *f, unsigned int final_log_bad)
 	for (s = harness_suites(); s; s = s->next)
 		write_suite(f, s->cu_suite);
 	/* Not a CUnit suite: how a splat after the last test shows up. */
-	if (final_log_bad)
+	if (*final_log_bad)
 		write_suite_failure(f, "kernel_log",
 				    "bad kernel log records after the last test");
 	fprintf(f, "  </CUNIT_RESULT_LISTING>\n");
@@ -185,22 +161,6 @@ static void write_report(FILE *f, unsigned int final_log_bad)
 
 int results_xml_write(const char *dir, unsigned int final_log_bad)
 {
-	char path[PATH_MAX];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, RESULTS_XML_NAME);
-	f = fopen(path, "we");
-	if (!f) {
-		ret = -errno;
-		printf("harness: cannot write %s: %s\n", path, strerror(errno));
-		return ret;
-	}
-	write_report(f, final_log_bad);
-	if (ferror(f) | fclose(f)) {
-		printf("harness: error writing %s\n", path);
-		return -EIO;
-	}
-	printf("harness: results written to %s\n", path);
-	return 0;
+	return results_file_write(dir, RESULTS_XML_NAME, "CUnit",
+				  write_report, &final_log_bad);
 }

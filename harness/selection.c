@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test selection: parse "SEL[,SEL...]", check every name exists, and turn
- * the result into CUnit active/inactive flags (CUnit is told not to count
- * inactive suites and tests as failures).
+ * Test selection: parse "SEL[,SEL...]" (from harness.run= and from the
+ * positional words of the command line), check that every item selects
+ * something, and turn the result into CUnit active/inactive flags (CUnit
+ * is told not to count inactive suites and tests as failures).
+ *
+ * Both parts of "suite/test" are fnmatch(3) patterns.  A suite part with
+ * no wildcard is a name and can select an explicit-only suite; a wildcard
+ * never does: `mshare_*` must not pull in a 30 s fuzzer or an OOM test.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <CUnit/CUnit.h>
 
 #include "selection.h"
+
+static bool is_pattern(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
 
 static int parse_item(char *word, struct selection_item *item)
 {
@@ -30,31 +41,75 @@ static int parse_item(char *word, struct selection_item *item)
 	return 0;
 }
 
+static int grow(struct selection *sel, size_t more)
+{
+	struct selection_item *items;
+
+	items = realloc(sel->items, (sel->count + more) * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	memset(items + sel->count, 0, more * sizeof(*items));
+	sel->items = items;
+	return 0;
+}
+
 /* Empty items ("a,,b", "a/", "/b") are syntax errors, not "everything". */
-int selection_parse(const char *spec, struct selection *sel)
+int selection_add(struct selection *sel, const char *spec)
 {
 	char *copy, *word, *rest;
 	size_t max = 1;
 	const char *p;
-	int ret = 0;
+	int ret;
 
-	memset(sel, 0, sizeof(*sel));
 	for (p = spec; *p; p++)
 		max += *p == ',';
 	copy = strdup(spec);
-	sel->items = calloc(max, sizeof(*sel->items));
-	if (!copy || !sel->items) {
-		free(copy);
-		selection_free(sel);
-		return -ENOMEM;
-	}
+	ret = copy ? grow(sel, max) : -ENOMEM;
 	rest = copy;
 	while (!ret && (word = strsep(&rest, ",")))
 		ret = parse_item(word, &sel->items[sel->count++]);
 	free(copy);
+	return ret;
+}
+
+int selection_parse(const char *spec, struct selection *sel)
+{
+	int ret;
+
+	memset(sel, 0, sizeof(*sel));
+	ret = selection_add(sel, spec);
 	if (ret)
 		selection_free(sel);
 	return ret;
+}
+
+static bool item_wants_suite(const struct selection_item *it,
+			     const struct harness_suite *suite)
+{
+	if (!is_pattern(it->suite))
+		return !strcmp(it->suite, suite->name);
+	return !suite->explicit_only && !fnmatch(it->suite, suite->name, 0);
+}
+
+static bool item_wants_test(const struct selection_item *it,
+			    const struct harness_suite *suite,
+			    const char *test)
+{
+	return item_wants_suite(it, suite) &&
+	       (!it->test || !fnmatch(it->test, test, 0));
+}
+
+/* How many tests of the registry the item selects. */
+static unsigned int item_test_count(const struct selection_item *it)
+{
+	const struct harness_suite *s;
+	const struct harness_test *t;
+	unsigned int n = 0;
+
+	for (s = harness_suites(); s; s = s->next)
+		for (t = s->tests; t->name; t++)
+			n += item_wants_test(it, s, t->name);
+	return n;
 }
 
 static void print_tests(const struct harness_suite *s)
@@ -67,34 +122,62 @@ static void print_tests(const struct harness_suite *s)
 	printf("\n");
 }
 
-/* Every name must exist: a typo must not turn into "ran nothing, passed". */
+/* Why the item selects nothing, and the names that would have worked. */
+static void explain_item(const struct selection_item *it)
+{
+	const struct harness_suite *s;
+	bool suite_found = false;
+
+	for (s = harness_suites(); s; s = s->next) {
+		if (!item_wants_suite(it, s))
+			continue;
+		suite_found = true;
+		print_tests(s);
+	}
+	if (suite_found)
+		printf("harness: no test of the suites above matches '%s/%s'\n",
+		       it->suite, it->test);
+	else if (is_pattern(it->suite))
+		printf("harness: no suite matches '%s' (explicit-only suites must be named in full)\n",
+		       it->suite);
+	else
+		printf("harness: unknown suite '%s'\n", it->suite);
+}
+
+/* Every item must select a test: a typo must not become "ran nothing". */
 int selection_validate(const struct selection *sel, bool verbose)
 {
 	const struct selection_item *it;
-	const struct harness_suite *s;
 	int ret = 0;
 
 	for (it = sel->items; it < sel->items + sel->count; it++) {
-		s = harness_find_suite(it->suite);
-		if (!s) {
-			if (verbose)
-				printf("harness: unknown suite '%s'\n",
-				       it->suite);
-			ret = -ENOENT;
-		} else if (it->test && !harness_find_test(s, it->test)) {
-			if (verbose) {
-				printf("harness: unknown test '%s/%s'\n",
-				       it->suite, it->test);
-				print_tests(s);
-			}
-			ret = -ENOENT;
-		}
+		if (item_test_count(it))
+			continue;
+		if (verbose)
+			explain_item(it);
+		ret = -ENOENT;
 	}
 	if (ret && verbose)
 		harness_print_suite_names();
 	return ret;
 }
 
+static bool item_wants_any_test(const struct selection_item *it,
+				const struct harness_suite *suite)
+{
+	const struct harness_test *t;
+
+	for (t = suite->tests; t->name; t++)
+		if (item_wants_test(it, suite, t->name))
+			return true;
+	return false;
+}
+
+/*
+ * A suite is wanted for a test of it, not for its name alone: when the
+ * test pattern is child_*, a suite without child_ tests neither runs its
+ * init nor shows up, empty, in the results.
+ */
 bool selection_wants_suite(const struct selection *sel,
 			   const struct harness_suite *suite)
 {
@@ -105,7 +188,7 @@ bool selection_wants_suite(const struct selection *sel,
 	if (!sel->count)
 		return !suite->explicit_only;
 	for (i = 0; i < sel->count; i++)
-		if (!strcmp(sel->items[i].suite, suite->name))
+		if (item_wants_any_test(&sel->items[i], suite))
 			return true;
 	return false;
 }
@@ -113,21 +196,16 @@ bool selection_wants_suite(const struct selection *sel,
 bool selection_wants_test(const struct selection *sel,
 			  const struct harness_suite *suite, const char *test)
 {
-	const struct selection_item *it;
-	bool named = false;
+	size_t i;
 
 	if (!selection_wants_suite(sel, suite))
 		return false;
 	if (!sel->count || suite->always_run)
 		return true;
-	for (it = sel->items; it < sel->items + sel->count; it++) {
-		if (strcmp(it->suite, suite->name))
-			continue;
-		if (!it->test || !strcmp(it->test, test))
+	for (i = 0; i < sel->count; i++)
+		if (item_wants_test(&sel->items[i], suite, test))
 			return true;
-		named = true;
-	}
-	return !named;
+	return false;
 }
 
 void selection_apply(const struct selection *sel)
@@ -160,4 +238,39 @@ void selection_free(struct selection *sel)
 	}
 	free(sel->items);
 	memset(sel, 0, sizeof(*sel));
+}
+
+/*
+ * "suite.test" is kunit.py's spelling, but the kernel takes a word with a
+ * '.' for a module parameter and keeps it from init: it would be ignored.
+ * Such a word of /proc/cmdline whose part before the '.' names or matches
+ * a suite is an error instead.
+ */
+int selection_check_dotted(const char *cmdline)
+{
+	const struct harness_suite *s;
+	char *copy, *word, *dot, *save = NULL;
+	int ret = 0;
+
+	copy = strdup(cmdline);
+	if (!copy)
+		return -ENOMEM;
+	for (word = strtok_r(copy, " \t\n", &save); word;
+	     word = strtok_r(NULL, " \t\n", &save)) {
+		dot = strchr(word, '.');
+		if (!dot || strchr(word, '=') ||
+		    !strncmp(word, "harness.", strlen("harness.")))
+			continue;
+		*dot = '\0';
+		for (s = harness_suites(); s; s = s->next)
+			if (!fnmatch(word, s->name, 0))
+				break;
+		if (!s)
+			continue;
+		printf("harness: '%s.%s' does not reach the harness (the kernel keeps words with a '.' for modules): write %s/%s\n",
+		       word, dot + 1, word, dot + 1);
+		ret = -EINVAL;
+	}
+	free(copy);
+	return ret;
 }

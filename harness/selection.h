@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Which suites and tests to run: "suite" or "suite/test", comma-separated. */
+/*
+ * Which suites and tests to run: "suite" or "suite/test", comma-separated;
+ * both parts are fnmatch(3) patterns.
+ */
 #ifndef HARNESS_SELECTION_H
 #define HARNESS_SELECTION_H
 
@@ -20,6 +23,8 @@ struct selection {
 };
 
 int selection_parse(const char *spec, struct selection *sel);
+/* More items onto a parsed (or zeroed) selection. */
+int selection_add(struct selection *sel, const char *spec);
 int selection_validate(const struct selection *sel, bool verbose);
 bool selection_wants_suite(const struct selection *sel,
 			   const struct harness_suite *suite);
@@ -28,5 +33,6 @@ bool selection_wants_test(const struct selection *sel,
 			  const char *test);
 void selection_apply(const struct selection *sel);
 void selection_free(struct selection *sel);
+int selection_check_dotted(const char *cmdline);
 
 #endif

@@ -39,6 +39,8 @@ struct harness_suite {
 	/* Filled in by the registry. */
 	struct harness_suite *next;
 	CU_pSuite cu_suite;
+	/* Set when a selected suite is skipped: what .requires returned. */
+	const char *skip_reason;
 };
 
 #define HARNESS_SUITE(var, ...)						\

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Self-test of the harness's own parsers: test selection, the kernel log
- * pattern matcher and the /proc kB field reader.  Runs on the host too.
+ * pattern matcher, the console classifier and the /proc kB field reader.
+ * Runs on the host too.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "harness.h"
+#include "console_classify.h"
 #include "kmsg_patterns.h"
 #include "options.h"
 #include "selection.h"
@@ -81,9 +85,38 @@ static void test_selection_syntax(void)
 	}
 }
 
+static void test_selection_globs(void)
+{
+	struct harness_suite *self = harness_find_suite("harness");
+	struct selection sel;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/selection_*", &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "selection_globs"));
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "kmsg_matcher"));
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harn?ss,*/kmsg_*", &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "run_child"));
+	selection_free(&sel);
+	/* A pattern that matches nothing is an error, as a typo is. */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/zz*", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("nosuch*", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+}
+
 static void test_selection_explicit_only(void)
 {
-	struct harness_suite fake = { .name = "fake", .explicit_only = true };
+	static const struct harness_test fake_tests[] = {
+		{ "t", NULL },
+		{ NULL, NULL },
+	};
+	struct harness_suite fake = { .name = "fake", .tests = fake_tests,
+				      .explicit_only = true };
 	struct selection none = { 0 };
 	struct selection sel;
 
@@ -91,6 +124,35 @@ static void test_selection_explicit_only(void)
 	CU_ASSERT_EQUAL_FATAL(selection_parse("fake", &sel), 0);
 	CU_ASSERT_TRUE(selection_wants_suite(&sel, &fake));
 	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("fake/*", &sel), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, &fake, "t"));
+	selection_free(&sel);
+	/* A wildcard never pulls in an explicit-only suite. */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("fa*", &sel), 0);
+	CU_ASSERT_FALSE(selection_wants_suite(&sel, &fake));
+	selection_free(&sel);
+}
+
+/* kunit.py's "suite.test" never reaches init: it must not be ignored. */
+static void test_selection_dotted(void)
+{
+	CU_ASSERT_NOT_EQUAL(selection_check_dotted(
+		"mem=768M harness.list harness/x baseline.page_tables_grow"), 0);
+	CU_ASSERT_NOT_EQUAL(selection_check_dotted("mshare_*.child"), 0);
+	CU_ASSERT_EQUAL(selection_check_dotted(
+		"harness.run=harness kasan.fault=report printk.time x.y"), 0);
+}
+
+static void test_options_positional(void)
+{
+	char *argv[] = { "host-harness", "harness/sel*", "--list",
+			 "baseline", NULL };
+	struct harness_options o;
+
+	CU_ASSERT_EQUAL_FATAL(options_from_argv(&o, 4, argv), 0);
+	CU_ASSERT_TRUE(o.list);
+	CU_ASSERT_STRING_EQUAL(o.words, "harness/sel*,baseline");
+	options_free(&o);
 }
 
 static void test_options_cmdline(void)
@@ -135,6 +197,65 @@ static void test_kmsg_matcher(void)
 	/* The header is not text: "BUG:" there must not count. */
 	CU_ASSERT_STRING_EQUAL(kmsg_record_text("6,1,2,-;x BUG"), "x BUG");
 	CU_ASSERT_STRING_EQUAL(kmsg_record_text("plain line"), "plain line");
+	/* The specific kind wins over the BUG:/WARNING: line it is on. */
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"WARNING: possible circular locking dependency detected"),
+		"lockdep");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"BUG: KASAN: slab-use-after-free in f+0x1/0x2"), "KASAN");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"WARNING: CPU: 0 PID: 1 at mm/mshare.c:10"), "WARNING");
+	CU_ASSERT_PTR_NULL(kmsg_text_report_kind("mshare: hello"));
+}
+
+/*
+ * Classify TEXT as a console log, through a memfd's /proc path; what it
+ * prints goes to OUT, not to the console, which scripts classify too.
+ */
+static int classify_text(const char *text, char *out, size_t size)
+{
+	char path[64];
+	FILE *f;
+	int fd, ret = -1;
+
+	fd = memfd_create("console", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	f = fmemopen(out, size, "w");
+	if (f && write(fd, text, strlen(text)) == (ssize_t)strlen(text)) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ret = console_classify(path, f);
+	}
+	if (f)
+		fclose(f);
+	close(fd);
+	return ret;
+}
+
+static void test_console_classify(void)
+{
+	char out[512];
+
+	CU_ASSERT_EQUAL(classify_text(
+		"run-linux: ./linux harness.run=x BUG:\r\n"
+		"[    0.000000] Kernel command line: WARNING: x\r\n"
+		"[    1.500000] mshare: hello\r\n"
+		"  1. k.c:1  - kernel log: 1 bad record(s), first: WARNING: x\r\n"
+		"harness: kmemleak: 0 unreferenced objects\r\n"
+		"harness: verdict PASS\r\n", out, sizeof(out)), CONSOLE_CLEAN);
+	CU_ASSERT_STRING_EQUAL(out, "clean\n");
+	/* The record and the harness's copy of it: one report. */
+	CU_ASSERT_EQUAL(classify_text(
+		"[    2.000000] ------------[ cut here ]------------\r\n"
+		"[    2.000001] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f\r\n"
+		"  KMSG| WARNING: CPU: 0 PID: 1 at mm/x.c:1 f\r\n"
+		"[    2.000002] BUG: KASAN: slab-use-after-free in g\r\n",
+		out, sizeof(out)), CONSOLE_REPORTS);
+	CU_ASSERT_STRING_EQUAL(out,
+		"WARNING\tWARNING: CPU: 0 PID: 1 at mm/x.c:1 f\n"
+		"KASAN\tBUG: KASAN: slab-use-after-free in g\n");
+	CU_ASSERT_EQUAL(console_classify("/nonexistent/console.log", stdout),
+			CONSOLE_UNREADABLE);
 }
 
 static void test_meminfo_parser(void)
@@ -188,9 +309,13 @@ static const struct harness_test harness_tests[] = {
 	{ "selection_multiple", test_selection_multiple },
 	{ "selection_unknown", test_selection_unknown },
 	{ "selection_syntax", test_selection_syntax },
+	{ "selection_globs", test_selection_globs },
 	{ "selection_explicit_only", test_selection_explicit_only },
+	{ "selection_dotted", test_selection_dotted },
 	{ "options_cmdline", test_options_cmdline },
+	{ "options_positional", test_options_positional },
 	{ "kmsg_matcher", test_kmsg_matcher },
+	{ "console_classify", test_console_classify },
 	{ "meminfo_parser", test_meminfo_parser },
 	{ "run_child", test_run_child },
 	{ NULL, NULL },

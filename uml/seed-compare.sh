@@ -29,11 +29,9 @@ test_timeout=60
 boot_per_test=
 # Listing the tests runs none: the boot takes seconds.
 list_timeout=120
-# The kernel log patterns of harness/kmsg_patterns.c (the first line of a
-# kernel report), for consoles that end without the harness's verdict.
-report_pattern='BUG:|WARNING:|KASAN|UBSAN|Oops|Kernel panic|refcount_t:|general protection'
-report_pattern+='|possible circular locking|possible recursive locking|inconsistent lock state'
-report_pattern+='|suspicious RCU usage|INFO: task'
+# Finds kernel reports in consoles that end without the harness's verdict,
+# with the harness's own table of patterns (harness/kmsg_patterns.c).
+host_harness=$root/build/harness/host-harness
 
 die() {
 	echo "seed-compare: $*" >&2
@@ -50,6 +48,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -eq 2 ] || die "usage: $0 [--suite-timeout S] [--test-timeout S] [--boot-per-test] LINUX_BINARY OUT_DIR"
+[ -x "$host_harness" ] || die "$host_harness not built (make harness)"
 linux=$1
 out=$2
 [ -x "$linux" ] || die "$linux not found or not executable; run make SERIES=seed first"
@@ -115,10 +114,15 @@ boot_summary() {
 }
 
 # The first kernel report line of the console, without its timestamp (the
-# harness's own "  KMSG| " copies of records included).
+# harness's own "  KMSG| " copies of records included), or nothing.
 first_report_line() {
-	console "$1" | sed -n '/Run \/init as init process/,$p' | grep -m 1 -E "$report_pattern" |
-		sed -E 's/^.*\[ *[0-9]+\.[0-9]+\] //; s/^ *KMSG\| //' || true
+	local report status=0
+	report=$("$host_harness" --classify-console "$1") || status=$?
+	case $status in
+	0) ;;
+	1) cut -f 2- <<<"${report%%$'\n'*}" ;;
+	*) die "$report" ;;
+	esac
 }
 
 # The tests of the selection in the XML, in order, one "test<TAB>result<TAB>

@@ -6,6 +6,8 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/uml/run-linux.sh
+host_harness=$root/build/harness/host-harness
+kunit=$root/build/linux/tools/testing/kunit/kunit.py
 out=$root/build/test
 mkdir -p "$out"
 passed=0
@@ -27,16 +29,34 @@ stage_result() {
 	fi
 }
 
-# The whole suite, as `./linux` runs it, with CUnit's XML in build/test/results.
+# The whole suite, as `./linux` runs it, with its results files (CUnit XML,
+# KTAP, JUnit) in build/test/results.
 stage_suite() {
 	local rc=0
 	echo "test: == suite: ./linux runs every test =="
+	rm -rf "$out/results"
 	bash "$run" --log "$out/suite.log" --results "$out/results" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		stage_result suite yes ""
 	else
 		stage_result suite no "./linux exited $rc (see $out/suite.log)"
 	fi
+}
+
+# The results files of the suite stage: kunit.py parse must read the KTAP
+# file, the JUnit file must validate against uml/junit.xsd, and each must
+# count what the harness counted (uml/check-results.py).
+stage_results() {
+	local format
+	echo "test: == results: KTAP through kunit.py parse, JUnit through its schema =="
+	for format in ktap junit; do
+		if python3 "$root/uml/check-results.py" "$format" --console "$out/suite.log" \
+			--results "$out/results" --kunit "$kunit" --schema "$root/uml/junit.xsd"; then
+			stage_result "results-$format" yes ""
+		else
+			stage_result "results-$format" no "see the check-results lines above"
+		fi
+	done
 }
 
 # The lifecycle fuzzer, short.  A failure is replayed with the
@@ -62,7 +82,8 @@ stage_negative_control() {
 	bash "$run" --quiet --log "$log" --tests negative_control || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		stage_result negative-control no "./linux exited 0 although the kernel printed a WARNING"
-	elif ! grep -q '^harness: verdict FAIL' "$log" || ! grep -q 'WARNING:' "$log"; then
+	elif ! grep -q '^harness: verdict FAIL' "$log" ||
+	     ! "$host_harness" --classify-console "$log" | cut -f 1 | grep -qx WARNING; then
 		stage_result negative-control no "exit $rc, but not a harness FAIL verdict caused by the WARNING (see $log)"
 	else
 		stage_result negative-control yes ""
@@ -89,6 +110,29 @@ stage_selection() {
 	else
 		stage_result select-unknown yes ""
 	fi
+	stage_selection_positional
+}
+
+# Words of their own on the ./linux command line select as harness.run=
+# does, patterns included; an unknown one is an error that names the suites.
+stage_selection_positional() {
+	local rc=0 log=$out/select-positional.log
+	bash "$run" --quiet --log "$log" -- 'harness/selection_suite_*' || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^harness: 3 passed, 0 failed' "$log" ||
+	   ! grep -q 'Test: selection_suite_test \.\.\.passed' "$log"; then
+		stage_result select-positional no "expected the boot-log check and the two tests 'harness/selection_suite_*' matches, exit $rc (see $log)"
+	else
+		stage_result select-positional yes ""
+	fi
+	rc=0
+	log=$out/select-positional-unknown.log
+	bash "$run" --quiet --log "$log" -- no_such_thing || rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -q "unknown suite 'no_such_thing'" "$log" ||
+	   ! grep -q '^harness: valid suites: .*mshare_fork' "$log"; then
+		stage_result select-positional-unknown no "./linux no_such_thing: exit $rc, want 2 and the valid suites (see $log)"
+	else
+		stage_result select-positional-unknown yes ""
+	fi
 }
 
 # Out of memory in a region: a boot with little memory, where filling a
@@ -109,7 +153,7 @@ stage_oom() {
 stage_valgrind() {
 	local rc=0
 	echo "test: == valgrind: host build of the harness under memcheck =="
-	bash "$root/uml/valgrind-harness.sh" "$root/build/harness/host-harness" \
+	bash "$root/uml/valgrind-harness.sh" "$host_harness" \
 		"$out/valgrind.log" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		stage_result valgrind yes ""
@@ -131,6 +175,7 @@ stage_gdb() {
 }
 
 stage_suite
+stage_results
 stage_fuzz
 stage_negative_control
 stage_selection
