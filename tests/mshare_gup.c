@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A kernel page lookup (get_user_pages(): /proc/PID/mem, process_vm_readv,
+ * Kernel page lookups (get_user_pages()) through a process that maps a
+ * region, against a memfd mapping.
+ *
+ * A kernel page lookup (/proc/PID/mem, process_vm_readv,
  * the populate of MADV_POPULATE_READ) on behalf of a process that maps a
  * region read-only or PROT_NONE must not widen what the process itself
  * may do: after the lookup, its store (read-only) or load (PROT_NONE)
@@ -111,8 +114,9 @@ static int another_sharer_changes_page(const struct shm_target *t)
 
 /*
  * Map, let the kernel look the page up, let another sharer change a page
- * of the region, then do what the mapping does not allow there: a store through PROT_READ, a load through PROT_NONE.  The
- * child is to die of SIGSEGV at the last step.
+ * of the region, then do what the mapping does not allow there: a store
+ * through PROT_READ, a load through PROT_NONE.  The child is to die of
+ * SIGSEGV at the last step.
  */
 static int gup_sharer(void *arg)
 {
@@ -191,6 +195,152 @@ GUP_TEST(none_load_after_proc_mem_region, SHM_REGION, 6, lookup_proc_mem,
 GUP_TEST(none_load_after_proc_mem_memfd, SHM_MEMFD, 7, lookup_proc_mem,
 	 PROT_NONE)
 
+/*
+ * Lookups that move data, by a process that maps the memory read-write
+ * (or read-only, where the write must be refused), checked by another
+ * process that maps it: the pages the kernel reaches through a sharer are
+ * the region's.
+ */
+#define MOVED_WORD	(5 * PT_SPAN / sizeof(long))
+#define MOVED_VALUE	0x5eedUL
+
+/* process_vm_writev() of our own mm into the mapping: 0 or -errno */
+static int write_process_vm_writev(unsigned long *p)
+{
+	unsigned long word = MOVED_VALUE;
+	struct iovec local = { &word, sizeof(word) };
+	struct iovec remote = { &p[MOVED_WORD], sizeof(word) };
+	ssize_t n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(word) ? 0 : -EIO;
+}
+
+/* /proc/self/mem write (FOLL_FORCE): 0 or -errno */
+static int write_proc_mem(unsigned long *p)
+{
+	unsigned long word = MOVED_VALUE;
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pwrite(fd, &word, sizeof(word),
+		   (off_t)(unsigned long)&p[MOVED_WORD]);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return n == sizeof(word) ? 0 : -EIO;
+}
+
+/* vmsplice() the word into a pipe and read it back: 0 or -errno */
+static int vmsplice_round_trip(unsigned long *p)
+{
+	struct iovec iov = { &p[MOVED_WORD], sizeof(long) };
+	unsigned long word = 0;
+	int fds[2], err = 0;
+
+	p[MOVED_WORD] = MOVED_VALUE;
+	if (pipe(fds))
+		return -errno;
+	if (vmsplice(fds[1], &iov, 1, 0) != sizeof(long) ||
+	    read(fds[0], &word, sizeof(word)) != sizeof(word))
+		err = -errno;
+	else if (word != MOVED_VALUE)
+		err = -EIO;
+	close(fds[0]);
+	close(fds[1]);
+	return err;
+}
+
+struct move_case {
+	struct shm_target target;
+	gup_fn move;
+	int prot;
+	int want_err;		/* of the move, as a positive errno */
+	struct mshare_report *report;
+};
+
+static int moving_sharer(void *arg)
+{
+	struct move_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+	int err;
+
+	mshare_report_step(r, "map");
+	p = shm_target_map(&c->target, c->prot);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "move data");
+	err = c->move(p);
+	if (err)
+		return mshare_report_fail(r, -err);
+	return mshare_report_done(r);
+}
+
+/* Another process: the word is there, or (a refused move) is not */
+static int checking_sharer(void *arg)
+{
+	const struct move_case *c = arg;
+	unsigned long *p = shm_target_map(&c->target, PROT_READ);
+
+	if (!p)
+		return 2;
+	return (p[MOVED_WORD] == MOVED_VALUE) == !c->want_err ? 0 : 1;
+}
+
+static void run_move_case(struct move_case *c)
+{
+	struct harness_child_result res;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(moving_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, c->want_err ? "move data" : NULL,
+			    c->want_err);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(checking_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+#define MOVE_TEST(fn, k, slot, move_fn, map_prot, err)			\
+static void fn(void)							\
+{									\
+	struct move_case c = {						\
+		.target = { .kind = k, .name = #fn,			\
+			    .addr = GUP_ADDR(slot) },			\
+		.move = move_fn,					\
+		.prot = map_prot,					\
+		.want_err = err,					\
+	};								\
+	run_move_case(&c);						\
+}
+
+#define RW	(PROT_READ | PROT_WRITE)
+MOVE_TEST(process_vm_writev_region, SHM_REGION, 0, write_process_vm_writev,
+	  RW, 0)
+MOVE_TEST(process_vm_writev_memfd, SHM_MEMFD, 1, write_process_vm_writev,
+	  RW, 0)
+MOVE_TEST(proc_mem_write_region, SHM_REGION, 2, write_proc_mem, RW, 0)
+MOVE_TEST(proc_mem_write_memfd, SHM_MEMFD, 3, write_proc_mem, RW, 0)
+/* FOLL_FORCE writes only through a private (COW) mapping */
+MOVE_TEST(ro_proc_mem_write_region, SHM_REGION, 4, write_proc_mem,
+	  PROT_READ, EIO)
+MOVE_TEST(ro_proc_mem_write_memfd, SHM_MEMFD, 5, write_proc_mem,
+	  PROT_READ, EIO)
+MOVE_TEST(ro_process_vm_writev_region, SHM_REGION, 6,
+	  write_process_vm_writev, PROT_READ, EFAULT)
+MOVE_TEST(ro_process_vm_writev_memfd, SHM_MEMFD, 7,
+	  write_process_vm_writev, PROT_READ, EFAULT)
+MOVE_TEST(vmsplice_region, SHM_REGION, 0, vmsplice_round_trip, RW, 0)
+MOVE_TEST(vmsplice_memfd, SHM_MEMFD, 1, vmsplice_round_trip, RW, 0)
+
 static const struct harness_test mshare_gup_tests[] = {
 	{ "ro_store_after_proc_mem_region", ro_store_after_proc_mem_region },
 	{ "ro_store_after_proc_mem_memfd", ro_store_after_proc_mem_memfd },
@@ -204,6 +354,16 @@ static const struct harness_test mshare_gup_tests[] = {
 	  ro_store_after_populate_read_memfd },
 	{ "none_load_after_proc_mem_region", none_load_after_proc_mem_region },
 	{ "none_load_after_proc_mem_memfd", none_load_after_proc_mem_memfd },
+	{ "process_vm_writev_region", process_vm_writev_region },
+	{ "process_vm_writev_memfd", process_vm_writev_memfd },
+	{ "proc_mem_write_region", proc_mem_write_region },
+	{ "proc_mem_write_memfd", proc_mem_write_memfd },
+	{ "ro_proc_mem_write_region", ro_proc_mem_write_region },
+	{ "ro_proc_mem_write_memfd", ro_proc_mem_write_memfd },
+	{ "ro_process_vm_writev_region", ro_process_vm_writev_region },
+	{ "ro_process_vm_writev_memfd", ro_process_vm_writev_memfd },
+	{ "vmsplice_region", vmsplice_region },
+	{ "vmsplice_memfd", vmsplice_memfd },
 	{ NULL, NULL },
 };
 

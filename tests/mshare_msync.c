@@ -13,7 +13,7 @@
 #include "mshare_util.h"
 #include "shm_target.h"
 
-#define MSYNC_ADDR(slot)	MSHARE_ADDR(75 + (slot))
+#define MSYNC_ADDR(slot)	MSHARE_ADDR(14 + (slot))
 #define CHILD_TIMEOUT		30
 
 struct msync_case {

@@ -8,6 +8,11 @@
 #                     [--results HOSTDIR] [--quiet] [--] [KERNEL_ARG...]
 # LINUX_WRAPPER, if set, is a command ./linux runs under, e.g.
 # "setarch x86_64 -R" (no host ASLR: repeatable memory figures).
+#
+# Every boot gets two block devices, host files made here and removed
+# afterwards: /dev/ubda, a swap area (mkswap; the tests that swap turn it
+# on and off themselves), and /dev/ubdb, a scratch disk of zeroes (O_DIRECT
+# to and from memory).  Their sizes: SWAP_MB, SCRATCH_MB.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +55,14 @@ uml_dir=$workdir/uml
 mkdir "$uml_dir"
 read -r -a args < <(grep -v '^#' "$root/uml/boot.args")
 args+=("uml_dir=$uml_dir")
+
+# Sparse files: they cost the host nothing until written.
+swap_disk=$workdir/swap.img
+scratch_disk=$workdir/scratch.img
+truncate -s "${SWAP_MB:-256}M" "$swap_disk"
+mkswap -q "$swap_disk" >/dev/null
+truncate -s "${SCRATCH_MB:-16}M" "$scratch_disk"
+args+=("ubd0=$swap_disk" "ubd1=$scratch_disk")
 [ -n "$tests" ] && args+=("harness.run=$tests")
 if [ -n "$results" ]; then
 	mkdir -p "$results"

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * O_DIRECT between a block device and region memory: the device reads
+ * from and writes into region pages pinned through a sharer's mapping
+ * (pin_user_pages() via the region's page tables), as for a memfd.  A
+ * write from the region reaches the disk; a read into pages nobody
+ * touched (the first access is the device's) is seen by another sharer.
+ *
+ * The disk is /dev/ubdb, a scratch disk of zeroes uml/run-linux.sh makes
+ * for every boot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "mshare_util.h"
+#include "shm_target.h"
+
+#define SCRATCH_DEV	"/dev/ubdb"
+#define DIO_ADDR(slot)	MSHARE_ADDR(84 + (slot))
+#define CHILD_TIMEOUT	30
+#define NPAGES		16
+#define LEN		(NPAGES * PAGE)
+#define SRC_OFF		(2 * PT_SPAN)	/* written by us, then to disk */
+#define DST_OFF		(6 * PT_SPAN)	/* untouched until the disk reads */
+
+struct dio_case {
+	struct shm_target target;
+	struct mshare_report *report;
+};
+
+static const char *requires_scratch_disk(void)
+{
+	struct stat st;
+	const char *why = harness_requires_msharefs();
+
+	if (why)
+		return why;
+	if (stat(SCRATCH_DEV, &st) || !S_ISBLK(st.st_mode))
+		return SCRATCH_DEV " is not there: boot through uml/run-linux.sh (make run), which attaches a scratch disk";
+	return NULL;
+}
+
+static unsigned long *at(unsigned long *p, unsigned long off)
+{
+	return p + off / sizeof(long);
+}
+
+static bool holds_pattern(const unsigned long *words, int tag)
+{
+	unsigned long i;
+
+	for (i = 0; i < LEN / sizeof(long); i++)
+		if (words[i] != mshare_pattern(i, tag))
+			return false;
+	return true;
+}
+
+/* What the disk holds, read back through the page cache */
+static bool disk_holds_pattern(int tag)
+{
+	unsigned long *buf = malloc(LEN);
+	int fd = open(SCRATCH_DEV, O_RDONLY | O_CLOEXEC);
+	bool ok = false;
+
+	if (buf && fd >= 0 && pread(fd, buf, LEN, 0) == LEN)
+		ok = holds_pattern(buf, tag);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok;
+}
+
+static int direct_io_sharer(void *arg)
+{
+	struct dio_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p, i;
+	int fd;
+
+	mshare_report_step(r, "map and write");
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	for (i = 0; i < LEN / sizeof(long); i++)
+		at(p, SRC_OFF)[i] = mshare_pattern(i, 1);
+	mshare_report_step(r, "open O_DIRECT");
+	fd = open(SCRATCH_DEV, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "O_DIRECT write from memory");
+	if (pwrite(fd, at(p, SRC_OFF), LEN, 0) != LEN)
+		return mshare_report_fail(r, errno ? errno : MSHARE_ERR_VALUE);
+	mshare_report_step(r, "O_DIRECT read into memory");
+	if (pread(fd, at(p, DST_OFF), LEN, 0) != LEN)
+		return mshare_report_fail(r, errno ? errno : MSHARE_ERR_VALUE);
+	close(fd);
+	mshare_report_step(r, "the disk holds what we wrote");
+	if (!disk_holds_pattern(1))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+/* Another process sees what the device wrote into the memory */
+static int reading_sharer(void *arg)
+{
+	struct dio_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+
+	mshare_report_step(r, "map read-only");
+	p = shm_target_map(&c->target, PROT_READ);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "what the disk read into it");
+	if (!holds_pattern(at(p, DST_OFF), 1))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+static void run_dio_case(struct dio_case *c)
+{
+	struct harness_child_result res;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(direct_io_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(reading_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+static void direct_io_region(void)
+{
+	struct dio_case c = {
+		.target = { .kind = SHM_REGION, .name = "dio_region",
+			    .addr = DIO_ADDR(0) },
+	};
+
+	run_dio_case(&c);
+}
+
+static void direct_io_memfd(void)
+{
+	struct dio_case c = {
+		.target = { .kind = SHM_MEMFD, .name = "dio_memfd",
+			    .addr = DIO_ADDR(1) },
+	};
+
+	run_dio_case(&c);
+}
+
+static const struct harness_test mshare_direct_io_tests[] = {
+	{ "direct_io_region", direct_io_region },
+	{ "direct_io_memfd", direct_io_memfd },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_direct_io_suite, .name = "mshare_direct_io",
+	      .tests = mshare_direct_io_tests,
+	      .requires = requires_scratch_disk);

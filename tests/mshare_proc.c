@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the /proc walkers and counters of a sharer say about region pages,
+ * against a memfd mapping: a documented difference, pinned down here.
+ *
+ * One process writes NPAGES pages; another maps the memory and reads one
+ * page.  With a memfd, the reader's smaps counts the one page it mapped,
+ * and its VmRSS (RssShmem) grows by it.  With a region, the reader's page
+ * tables are the region's: once its PGD entry leads there, smaps walks
+ * the region's PTEs and shows every page present in the region, each
+ * mapped once (by the region's mm: Private_*, Pss = Rss), while VmRSS does
+ * not grow, as the region's pages are counted in the region's mm, which
+ * has no task.  pagemap, walking the same tables, shows them present.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "mshare_util.h"
+#include "shm_target.h"
+
+#define PROC_ADDR(slot)	MSHARE_ADDR(66 + (slot))
+#define CHILD_TIMEOUT	30
+#define NPAGES		64
+#define RANGE_OFF	(2 * PT_SPAN)
+#define SMAPS_MAX	65536
+#define PM_PRESENT	(1ULL << 63)
+
+/* What the reader saw, in memory it shares with the test */
+struct reader_view {
+	long rss_kb, pss_kb, private_kb, shared_kb;
+	long vmrss_growth_kb;
+	long pagemap_present;	/* of the NPAGES pages the writer wrote */
+};
+
+struct proc_case {
+	struct shm_target target;
+	struct reader_view *view;
+	struct reader_view want;
+};
+
+static int writer(void *arg)
+{
+	const struct shm_target *t = arg;
+	unsigned long *p = shm_target_map(t, PROT_READ | PROT_WRITE);
+	unsigned long i;
+
+	if (!p)
+		return 1;
+	for (i = 0; i < NPAGES; i++)
+		p[(RANGE_OFF + i * PAGE) / sizeof(long)] = i + 1;
+	return 0;
+}
+
+static long smaps_field(const char *entry, const char *field)
+{
+	long kb;
+
+	return harness_kb_field_parse(entry, field, &kb) ? -1 : kb;
+}
+
+/* The smaps entry of the vma at @addr, NUL-terminated in @buf */
+static const char *smaps_entry(char *buf, size_t size, unsigned long addr)
+{
+	char head[32];
+	char *entry, *next;
+
+	if (harness_read_file("/proc/self/smaps", buf, size) < 0)
+		return NULL;
+	snprintf(head, sizeof(head), "%lx-", addr);
+	entry = strstr(buf, head);
+	if (!entry)
+		return NULL;
+	/* The next entry starts with a hex range on a line of its own */
+	for (next = strchr(entry, '\n'); next; next = strchr(next + 1, '\n'))
+		if (next[1] && strchr("0123456789abcdef", next[1]) &&
+		    strchr(next + 1, '-') < strchr(next + 1, ' ')) {
+			next[1] = '\0';
+			break;
+		}
+	return entry;
+}
+
+static long pagemap_present(unsigned long addr)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uint64_t ent;
+	long i, n = 0;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < NPAGES; i++) {
+		if (pread(fd, &ent, sizeof(ent),
+			  (addr + RANGE_OFF + i * PAGE) / PAGE * sizeof(ent)) !=
+		    sizeof(ent)) {
+			n = -1;
+			break;
+		}
+		n += !!(ent & PM_PRESENT);
+	}
+	close(fd);
+	return n;
+}
+
+static int reader(void *arg)
+{
+	struct proc_case *c = arg;
+	struct reader_view *v = c->view;
+	volatile unsigned long *p;
+	char *buf = malloc(SMAPS_MAX);
+	const char *entry;
+	long before;
+
+	p = shm_target_map(&c->target, PROT_READ);
+	if (!p || !buf)
+		return 1;
+	/* The first read faults the reading code in: not what we measure */
+	harness_proc_status_kb("VmRSS");
+	before = harness_proc_status_kb("VmRSS");
+	if (p[0] != 1)
+		return 2;
+	v->vmrss_growth_kb = harness_proc_status_kb("VmRSS") - before;
+	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
+	if (!entry)
+		return 3;
+	v->rss_kb = smaps_field(entry, "Rss");
+	v->pss_kb = smaps_field(entry, "Pss");
+	v->private_kb = smaps_field(entry, "Private_Clean") +
+			smaps_field(entry, "Private_Dirty");
+	v->shared_kb = smaps_field(entry, "Shared_Clean") +
+		       smaps_field(entry, "Shared_Dirty");
+	v->pagemap_present = pagemap_present(c->target.addr);
+	free(buf);
+	return 0;
+}
+
+static void run_proc_case(struct proc_case *c)
+{
+	struct harness_child_result res;
+	struct reader_view *v;
+
+	v = mmap(NULL, sizeof(*v), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(v != MAP_FAILED);
+	c->view = v;
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(writer, &c->target,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(reader, c, CHILD_TIMEOUT,
+						 &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	printf("    %s reader: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, VmRSS +%ld kB, pagemap present %ld of %d\n",
+	       shm_kind_name(c->target.kind), v->rss_kb, v->pss_kb,
+	       v->private_kb, v->shared_kb, v->vmrss_growth_kb,
+	       v->pagemap_present, NPAGES);
+	MSHARE_ASSERT_EQ(v->rss_kb, c->want.rss_kb);
+	MSHARE_ASSERT_EQ(v->pss_kb, c->want.pss_kb);
+	MSHARE_ASSERT_EQ(v->private_kb, c->want.private_kb);
+	MSHARE_ASSERT_EQ(v->shared_kb, c->want.shared_kb);
+	MSHARE_ASSERT_EQ(v->vmrss_growth_kb, c->want.vmrss_growth_kb);
+	MSHARE_ASSERT_EQ(v->pagemap_present, c->want.pagemap_present);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(v, sizeof(*v));
+}
+
+#define KB(pages)	((pages) * (long)PAGE / 1024)
+
+/* Every page of the region: the setup's word at 0, and NPAGES */
+static void reader_view_region(void)
+{
+	struct proc_case c = {
+		.target = { .kind = SHM_REGION, .name = "proc_region",
+			    .addr = PROC_ADDR(0) },
+		.want = {
+			.rss_kb = KB(NPAGES + 1), .pss_kb = KB(NPAGES + 1),
+			.private_kb = KB(NPAGES + 1), .shared_kb = 0,
+			.vmrss_growth_kb = 0, .pagemap_present = NPAGES,
+		},
+	};
+
+	run_proc_case(&c);
+}
+
+/* The one page the reader mapped */
+static void reader_view_memfd(void)
+{
+	struct proc_case c = {
+		.target = { .kind = SHM_MEMFD, .name = "proc_memfd",
+			    .addr = PROC_ADDR(1) },
+		.want = {
+			.rss_kb = KB(1), .pss_kb = KB(1),
+			.private_kb = KB(1), .shared_kb = 0,
+			.vmrss_growth_kb = KB(1), .pagemap_present = 0,
+		},
+	};
+
+	run_proc_case(&c);
+}
+
+static const struct harness_test mshare_proc_tests[] = {
+	{ "reader_view_region", reader_view_region },
+	{ "reader_view_memfd", reader_view_memfd },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_proc_suite, .name = "mshare_proc",
+	      .tests = mshare_proc_tests,
+	      .requires = harness_requires_msharefs);

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Region pages on swap: paged out by MADV_PAGEOUT through one sharer, then
+ * read and written by another, which faults them back in through the
+ * region's page tables; compared with a MAP_SHARED memfd, whose shmem
+ * pages go to the same swap device.
+ *
+ * The swap area is /dev/ubda, a host file uml/run-linux.sh makes with
+ * mkswap for every boot; the suite turns it on and off itself, so that
+ * no other test runs with swap.  swapoff() at the end brings back what is
+ * still out, through the region's mm as through any other.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+
+#include "mshare_util.h"
+#include "shm_target.h"
+
+#define SWAP_DEV	"/dev/ubda"
+#define SWAP_ADDR(slot)	MSHARE_ADDR(82 + (slot))
+#define CHILD_TIMEOUT	60
+#define NPAGES		512
+#define RANGE_OFF	(4 * PT_SPAN)
+
+struct swap_case {
+	struct shm_target target;
+	struct mshare_report *report;
+	/* Pages the pageout wrote to swap, in memory shared with the child */
+	long *swapped_out;
+};
+
+static const char *requires_swap_disk(void)
+{
+	struct stat st;
+	const char *why = harness_requires_msharefs();
+
+	if (why)
+		return why;
+	if (stat(SWAP_DEV, &st) || !S_ISBLK(st.st_mode))
+		return SWAP_DEV " is not there: boot through uml/run-linux.sh (make run), which attaches a swap disk";
+	return NULL;
+}
+
+static int swap_suite_init(void)
+{
+	return swapon(SWAP_DEV, 0) ? -1 : 0;
+}
+
+static int swap_suite_cleanup(void)
+{
+	return swapoff(SWAP_DEV) ? -1 : 0;
+}
+
+/* Pages written to swap since boot (per-cpu counts folded in first) */
+static long pages_swapped_out(void)
+{
+	harness_vm_stat_refresh();
+	return harness_vmstat("pswpout");
+}
+
+static unsigned long *range_of(unsigned long *p)
+{
+	return p + RANGE_OFF / sizeof(long);
+}
+
+static void fill(unsigned long *range, int tag)
+{
+	unsigned long i;
+
+	for (i = 0; i < NPAGES; i++)
+		range[i * PAGE / sizeof(long)] = mshare_pattern(i, tag);
+}
+
+/* The number of pages that do not hold pattern(i, tag) */
+static unsigned long count_wrong(const unsigned long *range, int tag)
+{
+	unsigned long i, wrong = 0;
+
+	for (i = 0; i < NPAGES; i++)
+		wrong += range[i * PAGE / sizeof(long)] != mshare_pattern(i, tag);
+	return wrong;
+}
+
+/* Write the range, page it out, and measure the swap it took */
+static int paging_out_sharer(void *arg)
+{
+	struct swap_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+	long before;
+
+	mshare_report_step(r, "map and write");
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	fill(range_of(p), 1);
+	before = pages_swapped_out();
+	mshare_report_step(r, "MADV_PAGEOUT");
+	if (madvise(range_of(p), NPAGES * PAGE, MADV_PAGEOUT))
+		return mshare_report_fail(r, errno);
+	*c->swapped_out = pages_swapped_out() - before;
+	return mshare_report_done(r);
+}
+
+/* Another process: read what went out, then write over it */
+static int swapping_in_sharer(void *arg)
+{
+	struct swap_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+
+	mshare_report_step(r, "map");
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "read the swapped pages");
+	if (count_wrong(range_of(p), 1))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	mshare_report_step(r, "write them");
+	fill(range_of(p), 2);
+	return mshare_report_done(r);
+}
+
+/* A third: the second's writes, and the first word of the setup */
+static int checking_sharer(void *arg)
+{
+	struct swap_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+
+	mshare_report_step(r, "map read-only");
+	p = shm_target_map(&c->target, PROT_READ);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "read the second sharer's data");
+	if (count_wrong(range_of(p), 2) || p[0] != 1)
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+static void run_in_child(int (*fn)(void *), struct swap_case *c)
+{
+	struct harness_child_result res;
+
+	CU_ASSERT_EQUAL(harness_run_child_timeout(fn, c, CHILD_TIMEOUT, &res),
+			0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+}
+
+static void run_swap_case(struct swap_case *c)
+{
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	c->swapped_out = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(c->swapped_out != MAP_FAILED);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	run_in_child(paging_out_sharer, c);
+	printf("    %s: MADV_PAGEOUT of %d pages wrote %ld to swap\n",
+	       shm_kind_name(c->target.kind), NPAGES, *c->swapped_out);
+	/* Every page went out (pswpout counts the writes to the device) */
+	MSHARE_ASSERT_EQ(*c->swapped_out, NPAGES);
+	run_in_child(swapping_in_sharer, c);
+	run_in_child(checking_sharer, c);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(c->swapped_out, sizeof(long));
+	mshare_report_free(c->report);
+}
+
+static void pageout_then_other_sharers_region(void)
+{
+	struct swap_case c = {
+		.target = { .kind = SHM_REGION, .name = "swap_region",
+			    .addr = SWAP_ADDR(0) },
+	};
+
+	run_swap_case(&c);
+}
+
+static void pageout_then_other_sharers_memfd(void)
+{
+	struct swap_case c = {
+		.target = { .kind = SHM_MEMFD, .name = "swap_memfd",
+			    .addr = SWAP_ADDR(1) },
+	};
+
+	run_swap_case(&c);
+}
+
+static const struct harness_test mshare_swap_tests[] = {
+	{ "pageout_then_other_sharers_region",
+	  pageout_then_other_sharers_region },
+	{ "pageout_then_other_sharers_memfd",
+	  pageout_then_other_sharers_memfd },
+	{ NULL, NULL },
+};
+
+HARNESS_SUITE(mshare_swap_suite, .name = "mshare_swap",
+	      .tests = mshare_swap_tests, .init = swap_suite_init,
+	      .cleanup = swap_suite_cleanup,
+	      .requires = requires_swap_disk);
