@@ -2,8 +2,8 @@
 /*
  * Process-shared futexes in a region connect the processes that map it,
  * as in a MAP_SHARED memfd mapping: a FUTEX_WAKE in one wakes a waiter in
- * another, pthread process-shared mutexes hand over between them, and a
- * read-only sharer may wait.  A region's pages are anonymous pages of the
+ * another, pthread process-shared mutexes hand over between them (and a
+ * robust one reports its holder's death), and a read-only sharer may wait.  A region's pages are anonymous pages of the
  * region's mm, and a futex key made of one sharer's own mm (the key of a
  * futex in private anonymous memory) connects no two processes.
  */
@@ -186,6 +186,85 @@ static void run_mutex_case(struct futex_case *c)
 }
 
 /*
+ * A robust process-shared mutex: its holder exits holding it, while
+ * another process is blocked on it.  The kernel's robust-list walk at the
+ * holder's exit marks it OWNER_DIED and wakes that waiter (a FUTEX_WAKE
+ * keyed from the dying process), which gets EOWNERDEAD.
+ */
+static int robust_init_child(void *arg)
+{
+	unsigned long *p = shm_target_map(arg, PROT_READ | PROT_WRITE);
+	pthread_mutexattr_t attr;
+
+	if (!p || pthread_mutexattr_init(&attr) ||
+	    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) ||
+	    pthread_mutex_init(&lock_in(p)->mutex, &attr))
+		return 1;
+	return 0;
+}
+
+#define HOLD_US		600000	/* the holder's life with the mutex */
+#define BLOCK_US	200000	/* when the contender starts to wait */
+
+static int dying_holder(void *arg)
+{
+	unsigned long *p = shm_target_map(arg, PROT_READ | PROT_WRITE);
+
+	if (!p || pthread_mutex_lock(&lock_in(p)->mutex))
+		return 1;
+	usleep(HOLD_US);
+	return 0;	/* exits holding the mutex */
+}
+
+static int robust_contender(void *arg)
+{
+	struct futex_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+	int err;
+
+	mshare_report_step(r, "contender: map");
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "contender: lock, owner dies");
+	err = pthread_mutex_lock(&lock_in(p)->mutex);
+	if (err != EOWNERDEAD)
+		return mshare_report_fail(r, err ? err : MSHARE_ERR_VALUE);
+	mshare_report_step(r, "contender: make it consistent");
+	if (pthread_mutex_consistent(&lock_in(p)->mutex) ||
+	    pthread_mutex_unlock(&lock_in(p)->mutex))
+		return mshare_report_fail(r, errno);
+	return mshare_report_done(r);
+}
+
+static void run_robust_case(struct futex_case *c)
+{
+	struct harness_child_result res;
+	pid_t holder;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(robust_init_child,
+						 &c->target, CHILD_TIMEOUT,
+						 &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	holder = harness_start_child(dying_holder, &c->target);
+	CU_ASSERT_FATAL(holder > 0);
+	usleep(BLOCK_US);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(robust_contender, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(harness_wait_child_timeout(holder, CHILD_TIMEOUT,
+						  &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+/*
  * A read-only sharer's FUTEX_WAIT: EAGAIN on a word that holds another
  * value, ETIMEDOUT on an untouched word that holds the value (read as
  * the zero page in a region): the futex has a key, as in shmem.
@@ -244,6 +323,8 @@ FUTEX_TEST(pshared_mutex_region, SHM_REGION, 2, run_mutex_case)
 FUTEX_TEST(pshared_mutex_memfd, SHM_MEMFD, 3, run_mutex_case)
 FUTEX_TEST(read_only_wait_region, SHM_REGION, 4, run_read_only_case)
 FUTEX_TEST(read_only_wait_memfd, SHM_MEMFD, 5, run_read_only_case)
+FUTEX_TEST(robust_owner_dies_region, SHM_REGION, 0, run_robust_case)
+FUTEX_TEST(robust_owner_dies_memfd, SHM_MEMFD, 1, run_robust_case)
 
 static const struct harness_test mshare_futex_tests[] = {
 	{ "wake_between_sharers_region", wake_between_sharers_region },
@@ -252,6 +333,8 @@ static const struct harness_test mshare_futex_tests[] = {
 	{ "pshared_mutex_memfd", pshared_mutex_memfd },
 	{ "read_only_wait_region", read_only_wait_region },
 	{ "read_only_wait_memfd", read_only_wait_memfd },
+	{ "robust_owner_dies_region", robust_owner_dies_region },
+	{ "robust_owner_dies_memfd", robust_owner_dies_memfd },
 	{ NULL, NULL },
 };
 

@@ -11,6 +11,8 @@
  * mapped once (by the region's mm: Private_*, Pss = Rss), while VmRSS does
  * not grow, as the region's pages are counted in the region's mm, which
  * has no task.  pagemap, walking the same tables, shows them present.
+ * mincore() says resident for both: the region's PTEs, the memfd's page
+ * cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,7 @@ struct reader_view {
 	long rss_kb, pss_kb, private_kb, shared_kb;
 	long vmrss_growth_kb;
 	long pagemap_present;	/* of the NPAGES pages the writer wrote */
+	long mincore_resident;	/* of the same pages */
 };
 
 struct proc_case {
@@ -107,6 +110,18 @@ static long pagemap_present(unsigned long addr)
 	return n;
 }
 
+static long mincore_resident(unsigned long addr)
+{
+	unsigned char vec[NPAGES];
+	long i, n = 0;
+
+	if (mincore((void *)(addr + RANGE_OFF), NPAGES * PAGE, vec))
+		return -errno;
+	for (i = 0; i < NPAGES; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
 static int reader(void *arg)
 {
 	struct proc_case *c = arg;
@@ -135,6 +150,7 @@ static int reader(void *arg)
 	v->shared_kb = smaps_field(entry, "Shared_Clean") +
 		       smaps_field(entry, "Shared_Dirty");
 	v->pagemap_present = pagemap_present(c->target.addr);
+	v->mincore_resident = mincore_resident(c->target.addr);
 	free(buf);
 	return 0;
 }
@@ -155,16 +171,17 @@ static void run_proc_case(struct proc_case *c)
 	CU_ASSERT_EQUAL(harness_run_child_timeout(reader, c, CHILD_TIMEOUT,
 						 &res), 0);
 	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
-	printf("    %s reader: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, VmRSS +%ld kB, pagemap present %ld of %d\n",
+	printf("    %s reader: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, VmRSS +%ld kB, pagemap present %ld, mincore resident %ld of %d\n",
 	       shm_kind_name(c->target.kind), v->rss_kb, v->pss_kb,
 	       v->private_kb, v->shared_kb, v->vmrss_growth_kb,
-	       v->pagemap_present, NPAGES);
+	       v->pagemap_present, v->mincore_resident, NPAGES);
 	MSHARE_ASSERT_EQ(v->rss_kb, c->want.rss_kb);
 	MSHARE_ASSERT_EQ(v->pss_kb, c->want.pss_kb);
 	MSHARE_ASSERT_EQ(v->private_kb, c->want.private_kb);
 	MSHARE_ASSERT_EQ(v->shared_kb, c->want.shared_kb);
 	MSHARE_ASSERT_EQ(v->vmrss_growth_kb, c->want.vmrss_growth_kb);
 	MSHARE_ASSERT_EQ(v->pagemap_present, c->want.pagemap_present);
+	MSHARE_ASSERT_EQ(v->mincore_resident, c->want.mincore_resident);
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(v, sizeof(*v));
 }
@@ -181,6 +198,7 @@ static void reader_view_region(void)
 			.rss_kb = KB(NPAGES + 1), .pss_kb = KB(NPAGES + 1),
 			.private_kb = KB(NPAGES + 1), .shared_kb = 0,
 			.vmrss_growth_kb = 0, .pagemap_present = NPAGES,
+			.mincore_resident = NPAGES,
 		},
 	};
 
@@ -197,6 +215,8 @@ static void reader_view_memfd(void)
 			.rss_kb = KB(1), .pss_kb = KB(1),
 			.private_kb = KB(1), .shared_kb = 0,
 			.vmrss_growth_kb = KB(1), .pagemap_present = 0,
+			/* in the page cache, mapped or not */
+			.mincore_resident = NPAGES,
 		},
 	};
 

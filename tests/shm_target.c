@@ -52,7 +52,7 @@ static int memfd_setup(struct shm_target *t)
 	t->memfd = memfd_create(t->name, MFD_CLOEXEC);
 	if (t->memfd < 0)
 		return -errno;
-	if (ftruncate(t->memfd, GIB) ||
+	if (ftruncate(t->memfd, t->memfd_size ? t->memfd_size : GIB) ||
 	    pwrite(t->memfd, &one, sizeof(one), 0) != sizeof(one)) {
 		close(t->memfd);
 		t->memfd = -1;

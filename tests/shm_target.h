@@ -20,6 +20,11 @@ struct shm_target {
 	const char *name;	/* of the region's file, or of the memfd */
 	unsigned long addr;	/* where every process maps its GiB */
 	int memfd;		/* SHM_MEMFD: inherited by children */
+	/*
+	 * SHM_MEMFD: the file's size if not the whole GiB; the mapping past
+	 * it gets SIGBUS, and nothing the kernel walks there allocates.
+	 */
+	unsigned long memfd_size;
 };
 
 /* "region" or "memfd", for messages */
