@@ -18,6 +18,15 @@ SERIES_FILE := $(ROOT)/mm-patches/series
 SRC := $(BUILD)/seed/linux
 OBJ := $(BUILD)/seed/obj
 PREPARE_FLAGS := --seed
+else ifeq ($(SERIES),base)
+# SERIES=base: Debian's 6.12 with only the patches of the series before its
+# first mm/mshare patch (the um: platform patches), in build/base/{linux,obj}
+# like the seed: the kernel the mm selftests are compared with.
+BASE_BUILD := 1
+SERIES_FILE := $(ROOT)/mm-patches/series
+SRC := $(BUILD)/base/linux
+OBJ := $(BUILD)/base/obj
+PREPARE_FLAGS := --base
 else
 SEED_BUILD :=
 SERIES_FILE := $(SERIES)
@@ -26,6 +35,10 @@ OBJ := $(BUILD)/obj
 PREPARE_FLAGS :=
 endif
 FRAGMENTS := $(wildcard $(ROOT)/uml/config/*.config)
+ifneq ($(BASE_BUILD),)
+# The base kernel has no CONFIG_MSHARE for check-config.sh to find.
+FRAGMENTS := $(filter-out %/mshare.config,$(FRAGMENTS))
+endif
 INITRAMFS_LIST := $(BUILD)/initramfs.list
 INITRAMFS_CONFIG := $(BUILD)/initramfs.config
 JOBS ?= $(shell nproc)
@@ -62,8 +75,18 @@ $(error SERIES=seed: not for $(filter bench gdb check-series export-patches,$(MA
 endif
 endif
 
+# SERIES=base is for building the base kernel and its mm selftests only.
+BASE_NOT_GOALS := run test fuzz bench gdb valgrind check-series export-patches \
+	selftests-record-base
+ifneq ($(BASE_BUILD),)
+ifneq ($(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)),)
+$(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it builds \
+	the base kernel (make SERIES=base) and runs the mm selftests (make selftests SERIES=base))
+endif
+endif
+
 .PHONY: all linux deps source config kernel harness run test fuzz bench valgrind gdb \
-	check-series export-patches clean distclean help
+	check-series export-patches clean distclean help selftests selftests-record-base
 
 all: linux
 
@@ -76,6 +99,8 @@ help:
 	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
 	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
+	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
+	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
@@ -125,7 +150,7 @@ kernel: source harness $(INITRAMFS_LIST)
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	$(KMAKE) linux scripts_gdb
-	$(if $(SEED_BUILD),@echo 'seed kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
+	$(if $(SEED_BUILD)$(BASE_BUILD),@echo '$(SERIES) kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
 
 linux: kernel
 
@@ -154,6 +179,21 @@ fuzz: linux
 		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/fuzz.log,$(BUILD)/fuzz.log)
 
+# The kernel's mm selftests inside this kernel (build/selftests, or
+# build/SERIES/selftests), side by side with the base kernel's: the committed
+# uml/selftests/base-results.tsv, or with SERIES=base, this run against the
+# full series' last run.  selftests-record-base regenerates the committed file.
+SELFTESTS_OUT := $(dir $(OBJ))selftests
+SELFTESTS_BASE := $(if $(BASE_BUILD),$(SELFTESTS_OUT)/results.tsv,$(ROOT)/uml/selftests/base-results.tsv)
+SELFTESTS_FULL := $(if $(BASE_BUILD),$(BUILD)/selftests/results.tsv,$(SELFTESTS_OUT)/results.tsv)
+selftests: linux
+	@bash $(ROOT)/uml/selftests.sh --src $(SRC) --linux $(OBJ)/linux --out $(SELFTESTS_OUT) \
+		--base $(SELFTESTS_BASE) --full $(SELFTESTS_FULL)
+
+selftests-record-base:
+	@$(MAKE) --no-print-directory selftests SERIES=base
+	cp $(BUILD)/base/selftests/results.tsv $(ROOT)/uml/selftests/base-results.tsv
+
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
 	@bash $(ROOT)/uml/bench.sh
@@ -181,6 +221,7 @@ clean:
 	rm -rf $(BUILD)/obj $(BUILD)/obj-series $(HARNESS_OUT) $(BUILD)/run*.log $(ROOT)/linux \
 		$(BUILD)/seed/obj $(BUILD)/seed/run.log $(BUILD)/seed/boots \
 		$(BUILD)/seed/results.txt $(BUILD)/seed/results.tsv
+	rm -rf $(BUILD)/base/obj $(BUILD)/selftests $(BUILD)/base/selftests $(BUILD)/seed/selftests
 
 distclean:
 	rm -rf $(BUILD) $(ROOT)/linux

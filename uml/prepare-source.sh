@@ -8,16 +8,22 @@
 #
 # With --seed, only the patches above the seed marker line of the series are
 # applied (the faithful port, without the fixes of its defects below it): the
-# series file and its patches are read where they are.
+# series file and its patches are read where they are.  With --base, only the
+# patches before the first one whose subject starts "mm/mshare" (the um:
+# platform patches): the base kernel the mm selftests are compared with.
 #
-# usage: prepare-source.sh [--seed] TARBALL SRC_DIR SERIES_FILE
+# usage: prepare-source.sh [--seed|--base] TARBALL SRC_DIR SERIES_FILE
 set -eu
 
 # The line of the series that ends the seed (uml/export-patches.sh keeps it).
 SEED_MARKER='# seed ends here'
 seed_only=
+base_only=
 if [ "${1:-}" = --seed ]; then
 	seed_only=1
+	shift
+elif [ "${1:-}" = --base ]; then
+	base_only=1
 	shift
 fi
 tarball=$1
@@ -56,10 +62,24 @@ extract() {
 	mv "$tmp" "$src"
 }
 
-# The series, or its seed part: the lines above the seed marker.
+# The lines of the series before its first mm/mshare patch.
+base_lines() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		'#'* | '') ;;
+		*) grep -q '^Subject: \(\[PATCH[^]]*\] \)\?mm/mshare' "$patchdir/$line" && return ;;
+		esac
+		printf '%s\n' "$line"
+	done <"$series"
+}
+
+# The series, or its seed part: the lines above the seed marker, or its base.
 series_lines() {
 	if [ -n "$seed_only" ]; then
 		sed "/^$SEED_MARKER/,\$d" "$series"
+	elif [ -n "$base_only" ]; then
+		base_lines
 	else
 		cat "$series"
 	fi
@@ -140,4 +160,4 @@ fi
 apply_series
 echo "prepare-source: Linux $(make -s -C "$src" kernelversion)" \
 	"($(dpkg-query -W -f='${Package} ${Version}' linux-source-6.12 2>/dev/null || echo "$tarball")," \
-	"$(wc -l <"$state") patches from $series${seed_only:+, the seed part})"
+	"$(wc -l <"$state") patches from $series${seed_only:+, the seed part}${base_only:+, the base part})"
