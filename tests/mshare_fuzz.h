@@ -242,6 +242,62 @@ uint64_t fz_rand(uint64_t *state);
 unsigned int fz_below(uint64_t *state, unsigned int n);
 bool fz_chance(uint64_t *state, unsigned int percent);
 
+/* ---- shared by the ops (mshare_fuzz_ops.c, mshare_fuzz_mm.c) ---- */
+
+/* The value op @no writes at sample @i: never 0, what fresh memory reads. */
+unsigned long fz_op_value(unsigned int no, unsigned int i);
+/* R<id> of model region @i, or -1. */
+int fz_rid(const struct fz_run *run, int i);
+/* Number the op and log it: "P3 mmap fz2 (R4) at 103 rw". */
+void fz_start_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
+		 int region, int region2, const char *fmt, ...) __printf(6, 7);
+/* How a process that stopped answering ended, or that it hangs. */
+void fz_agent_lost(struct fz_run *run, struct fz_proc *p, int region,
+		   int ret);
+bool fz_call(struct fz_run *run, struct fz_proc *p, int region,
+	     const struct fz_cmd *c, struct fz_reply *r);
+/* The call's error against the model's; 0 means success. */
+bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
+		   int want, const struct fz_reply *r);
+/* A live process, or NULL. */
+struct fz_proc *fz_pick_proc(struct fz_run *run);
+
+typedef bool (*fz_slot_filter)(const struct fz_slot *s);
+bool fz_slot_mapped(const struct fz_slot *s);
+bool fz_slot_region(const struct fz_slot *s);
+bool fz_slot_writable(const struct fz_slot *s);
+bool fz_slot_free(const struct fz_slot *s);
+/* A slot that passes @ok, or -1. */
+int fz_pick_slot_if(struct fz_run *run, const struct fz_proc *p,
+		    fz_slot_filter ok);
+/* With @percent chance one that passes @ok (if any), else any slot. */
+int fz_pick_slot(struct fz_run *run, const struct fz_proc *p,
+		 fz_slot_filter ok, unsigned int percent);
+int fz_pick_open_fd(struct fz_run *run, const struct fz_proc *p);
+/* @n distinct samples, or all of them. */
+unsigned int fz_pick_samples(struct fz_run *run, unsigned int *sample,
+			     unsigned int all_percent);
+/* The sample words of what a slot holds (anonymous ones if nothing). */
+void fz_slot_offsets(const struct fz_run *run, const struct fz_slot *s,
+		     unsigned long *offs);
+unsigned long *fz_slot_values(struct fz_run *run, struct fz_slot *s);
+const char *fz_slot_what(const struct fz_run *run, const struct fz_slot *s,
+			 char *buf, size_t size);
+/* Words read back: the first that differs from the model, or a fault. */
+bool fz_expect_values(struct fz_run *run, struct fz_proc *p, int region,
+		      const struct fz_cmd *c, const struct fz_reply *r,
+		      const unsigned long *want_by_sample,
+		      const unsigned int *sample);
+bool fz_do_kill(struct fz_run *run, struct fz_proc *p);
+
+/* The kinds of op; the table in mshare_fuzz_ops.c. */
+enum fz_kind {
+	K_CREATE, K_OPEN, K_CLOSE, K_INFO, K_MKDIR, K_RMDIR, K_UNLINK,
+	K_LINK, K_RENAME, K_MMAP, K_ANON, K_MUNMAP, K_MPROTECT, K_MREMAP,
+	K_READ, K_WRITE, K_TOUCH, K_TOUCH_MANY, K_SPAWN, K_FORK, K_EXIT,
+	K_KILL, K_KILL_BUSY, K_NR
+};
+
 /* Do one random op; false once the run failed. */
 bool fz_do_op(struct fz_run *run);
 const char *fz_kind_name(unsigned int kind);
