@@ -65,6 +65,11 @@ enum fz_cmd_op {
 	FZC_RENAME,	/* renameat2(path, path2, flags) */
 	FZC_MKDIR,
 	FZC_RMDIR,
+	FZC_FUTEX,	/* futex(addr, flags, arg, arg2 ms) */
+	FZC_GUP,	/* enum fz_gup_how of words in process arg */
+	FZC_MADVISE,	/* madvise(arg2, len, arg), then FZC_READ */
+	FZC_MLOCK,	/* enum fz_lock_how (addr, len), then VmLck */
+	FZC_MSYNC,	/* arg: fz_sync_how; msync(arg2, len, flags); READ */
 	FZC_FORK,	/* fork; the child talks over the socket passed along */
 	FZC_EXIT,	/* _exit(0), no reply */
 };
@@ -86,6 +91,27 @@ struct fz_cmd {
 	char path2[FZ_PATH_MAX];
 };
 
+/* How FZC_GUP reaches the words of another process. */
+enum fz_gup_how {
+	FZG_READV,	/* process_vm_readv() */
+	FZG_WRITEV,	/* process_vm_writev() */
+	FZG_MEM_READ,	/* pread() of /proc/PID/mem: FOLL_FORCE */
+	FZG_MEM_WRITE,	/* pwrite() of /proc/PID/mem */
+	FZG_NR
+};
+
+enum fz_lock_how {
+	FZL_MLOCK,
+	FZL_MLOCK_ONFAULT,	/* mlock2(MLOCK_ONFAULT) */
+	FZL_MUNLOCK,
+	FZL_MLOCKALL,		/* mlockall(MCL_CURRENT | MCL_ONFAULT) */
+	FZL_MUNLOCKALL,
+	FZL_NR
+};
+
+/* FZC_MSYNC: arg says which call. */
+enum fz_sync_how { FZY_MSYNC, FZY_FSYNC, FZY_FDATASYNC, FZY_NR };
+
 /* Which step of a command failed. */
 enum fz_stage { FZS_CALL, FZS_OPEN };
 
@@ -95,6 +121,7 @@ struct fz_reply {
 	int fault_at;		/* the access that faulted (SIGSEGV/SIGBUS), or -1 */
 	int signo;		/* its signal */
 	unsigned long bad_words;	/* FZC_TOUCH: words that read back wrong */
+	long vmlck_kb;		/* FZC_MLOCK: VmLck after the call, or -1 */
 	unsigned long vals[FZ_SAMPLES];
 	struct mshare_region_info info;
 };
