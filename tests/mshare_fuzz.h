@@ -6,6 +6,8 @@
  *
  *   mshare_fuzz.c        the suite, the run loop, the end of a run
  *   mshare_fuzz_ops.c    one function per operation: pick, do, check, apply
+ *   mshare_fuzz_mm.c     the operations of the rest of mm on regions: futex,
+ *                        GUP, madvise, mlock, msync, /proc reads
  *   mshare_fuzz_model.c  the model: regions, names, processes, debugfs view
  *   mshare_fuzz_proc.c   the agent processes and the protocol to drive them
  *   mshare_fuzz_log.c    the numbered op log, and the kernel log reader
@@ -154,12 +156,33 @@ int fz_agent_kill(struct fz_agent *a, int timeout_ms, int *wstatus);
 
 enum fz_slot_kind { FZ_EMPTY, FZ_REGION, FZ_ANON };
 
+/* The vma flags madvise() sets that the model follows (smaps mnemonic). */
+#define FZ_VM_RAND	0x1	/* MADV_RANDOM: "rr" */
+#define FZ_VM_SEQ	0x2	/* MADV_SEQUENTIAL: "sr" */
+#define FZ_VM_DONTCOPY	0x4	/* MADV_DONTFORK: "dc", fork leaves it out */
+#define FZ_VM_DONTDUMP	0x8	/* MADV_DONTDUMP: "dd" */
+
 /* What a process has at FZ_ADDR(slot), a whole GiB each. */
 struct fz_slot {
 	enum fz_slot_kind kind;
 	int region;		/* FZ_REGION: index in model.region[] */
 	bool writable;
+	bool maywrite;		/* FZ_REGION: from a file opened read-write */
+	unsigned int vmflags;	/* FZ_VM_* */
 	unsigned long anon[FZ_SAMPLES];	/* FZ_ANON: the sample words */
+};
+
+/*
+ * A process asleep in FUTEX_WAIT on a sample word of a region: it takes
+ * no command until a FUTEX_WAKE of that word, in any process that maps
+ * the region, or SIGKILL.
+ */
+struct fz_wait {
+	bool on;
+	int region;
+	int slot;
+	unsigned int sample;
+	unsigned int since;	/* the op that put it to sleep */
 };
 
 struct fz_fd {
@@ -175,6 +198,7 @@ struct fz_proc {
 	struct fz_agent agent;
 	struct fz_slot slot[FZ_SLOTS];
 	struct fz_fd fd[FZ_FDS];
+	struct fz_wait wait;
 };
 
 struct fz_region {
@@ -286,8 +310,9 @@ bool fz_call(struct fz_run *run, struct fz_proc *p, int region,
 /* The call's error against the model's; 0 means success. */
 bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
 		   int want, const struct fz_reply *r);
-/* A live process, or NULL. */
+/* A live process that takes commands (not asleep in a futex), or NULL. */
 struct fz_proc *fz_pick_proc(struct fz_run *run);
+bool fz_proc_idle(const struct fz_proc *p);
 
 typedef bool (*fz_slot_filter)(const struct fz_slot *s);
 bool fz_slot_mapped(const struct fz_slot *s);
@@ -322,8 +347,29 @@ enum fz_kind {
 	K_CREATE, K_OPEN, K_CLOSE, K_INFO, K_MKDIR, K_RMDIR, K_UNLINK,
 	K_LINK, K_RENAME, K_MMAP, K_ANON, K_MUNMAP, K_MPROTECT, K_MREMAP,
 	K_READ, K_WRITE, K_TOUCH, K_TOUCH_MANY, K_SPAWN, K_FORK, K_EXIT,
-	K_KILL, K_KILL_BUSY, K_NR
+	K_KILL, K_KILL_BUSY, K_FUTEX_WAIT, K_FUTEX_WAKE, K_GUP, K_MADVISE,
+	K_MLOCK, K_MSYNC, K_PROCFS, K_NR
 };
+
+/* ---- the ops of the rest of mm (mshare_fuzz_mm.c) ---- */
+
+bool fz_op_futex_wait(struct fz_run *run, struct fz_proc *p);
+bool fz_op_futex_wake(struct fz_run *run, struct fz_proc *p);
+bool fz_op_gup(struct fz_run *run, struct fz_proc *p);
+bool fz_op_madvise(struct fz_run *run, struct fz_proc *p);
+bool fz_op_mlock(struct fz_run *run, struct fz_proc *p);
+bool fz_op_msync(struct fz_run *run, struct fz_proc *p);
+bool fz_op_procfs(struct fz_run *run, struct fz_proc *p);
+/*
+ * Before each op: a sleeper that answered was woken by no one the model
+ * knows of; one asleep for too long is woken (or killed).  false once the
+ * run failed.
+ */
+bool fz_check_sleepers(struct fz_run *run);
+/* Wake or kill every sleeper: the end of a run. */
+bool fz_wake_all(struct fz_run *run);
+/* fork(): what the child gets of a slot (MADV_DONTFORK: nothing). */
+void fz_fork_slots(struct fz_proc *child, const struct fz_proc *parent);
 
 /* Do one random op; false once the run failed. */
 bool fz_do_op(struct fz_run *run);

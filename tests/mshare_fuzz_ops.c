@@ -175,12 +175,17 @@ bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
 
 /* ---- picking ---- */
 
+bool fz_proc_idle(const struct fz_proc *p)
+{
+	return p->live && !p->wait.on;
+}
+
 struct fz_proc *fz_pick_proc(struct fz_run *run)
 {
 	int live[FZ_MAX_PROCS], n = 0, i;
 
 	for (i = 0; i < FZ_MAX_PROCS; i++)
-		if (run->m.proc[i].live)
+		if (fz_proc_idle(&run->m.proc[i]))
 			live[n++] = i;
 	return n ? &run->m.proc[live[fz_below(&run->rng, n)]] : NULL;
 }
@@ -750,6 +755,8 @@ static bool op_mmap(struct fz_run *run, struct fz_proc *p)
 	s->kind = FZ_REGION;
 	s->region = a.region;
 	s->writable = a.writable;
+	s->maywrite = a.fd >= 0 ? p->fd[a.fd].writable :
+		      (c.flags & O_ACCMODE) == O_RDWR;
 	if (run->m.region[a.region].slot < 0) {
 		run->m.region[a.region].slot = a.slot;
 		run->m.region[a.region].writable = a.writable;
@@ -1125,7 +1132,8 @@ static int region_writers(struct fz_run *run, struct fz_proc *p, int region,
 	who[0] = p;
 	for (i = 0; i < FZ_MAX_PROCS && n < FZ_LANES; i++) {
 		q = &run->m.proc[(first + i) % FZ_MAX_PROCS];
-		if (q != p && q->live && q->slot[slot].kind == FZ_REGION &&
+		if (q != p && fz_proc_idle(q) &&
+		    q->slot[slot].kind == FZ_REGION &&
 		    q->slot[slot].region == region && q->slot[slot].writable)
 			who[n++] = q;
 	}
@@ -1240,7 +1248,7 @@ static bool op_fork(struct fz_run *run, struct fz_proc *p)
 		fz_fail(run, p->id, -1, "fork: %s", strerror(-r.ret));
 		return false;
 	}
-	memcpy(q->slot, p->slot, sizeof(q->slot));
+	fz_fork_slots(q, p);
 	memcpy(q->fd, p->fd, sizeof(q->fd));
 	q->live = true;
 	fz_log_result("pid %d", q->agent.pid);
@@ -1366,6 +1374,13 @@ static const struct kind_def kinds[K_NR] = {
 	[K_EXIT] = { "exit", 2, op_exit, true },
 	[K_KILL] = { "kill", 2, op_kill, true },
 	[K_KILL_BUSY] = { "kill-busy", 1, op_kill_busy, true },
+	[K_FUTEX_WAIT] = { "futex-wait", 4, fz_op_futex_wait, true },
+	[K_FUTEX_WAKE] = { "futex-wake", 3, fz_op_futex_wake, true },
+	[K_GUP] = { "gup", 4, fz_op_gup, true },
+	[K_MADVISE] = { "madvise", 4, fz_op_madvise, true },
+	[K_MLOCK] = { "mlock", 2, fz_op_mlock, true },
+	[K_MSYNC] = { "msync", 2, fz_op_msync, true },
+	[K_PROCFS] = { "procfs", 1, fz_op_procfs, true },
 };
 
 const char *fz_kind_name(unsigned int kind)
@@ -1390,18 +1405,41 @@ static unsigned int pick_kind(struct fz_run *run)
 	return k;
 }
 
+/* A process asleep in a futex, if there is one, else @p. */
+static struct fz_proc *pick_sleeper(struct fz_run *run, struct fz_proc *p)
+{
+	int sleepers[FZ_MAX_PROCS], n = 0, i;
+
+	for (i = 0; i < FZ_MAX_PROCS; i++)
+		if (run->m.proc[i].live && run->m.proc[i].wait.on)
+			sleepers[n++] = i;
+	return n ? &run->m.proc[sleepers[fz_below(&run->rng, n)]] : p;
+}
+
 /* Ops that change what debugfs shows. */
 static bool changes_regions(unsigned int kind)
 {
-	return kind != K_READ && kind != K_WRITE && kind != K_TOUCH &&
-	       kind != K_TOUCH_MANY && kind != K_INFO;
+	switch (kind) {
+	case K_READ: case K_WRITE: case K_TOUCH: case K_TOUCH_MANY:
+	case K_INFO: case K_FUTEX_WAIT: case K_FUTEX_WAKE: case K_GUP:
+	case K_MADVISE: case K_MLOCK: case K_MSYNC: case K_PROCFS:
+		return false;
+	default:
+		return true;
+	}
 }
 
 bool fz_do_op(struct fz_run *run)
 {
-	unsigned int kind = pick_kind(run), before = run->no;
-	struct fz_proc *p = fz_pick_proc(run);
+	unsigned int kind, before;
+	struct fz_proc *p;
 	char why[300];
+
+	if (!fz_check_sleepers(run))
+		return false;
+	kind = pick_kind(run);
+	before = run->no;
+	p = fz_pick_proc(run);
 
 	/*
 	 * Always someone to act; rarely the last one to go.  Few regions or
@@ -1418,6 +1456,8 @@ bool fz_do_op(struct fz_run *run)
 	else if ((kind == K_EXIT || kind == K_KILL || kind == K_KILL_BUSY) &&
 		 fz_model_live_procs(&run->m) == 1 && fz_chance(&run->rng, 80))
 		kind = K_FORK;
+	else if (kind == K_KILL && fz_chance(&run->rng, 40))
+		p = pick_sleeper(run, p);
 	if (!kinds[kind].fn(run, p))
 		return false;
 	if (run->no == before || !changes_regions(kind))
@@ -1437,6 +1477,8 @@ bool fz_finish(struct fz_run *run)
 	char why[300];
 	int i;
 
+	if (!fz_wake_all(run))
+		return false;
 	for (i = 0; i < FZ_MAX_PROCS; i++) {
 		p = &run->m.proc[i];
 		if (!p->live)
