@@ -6,6 +6,8 @@
  *
  *   mshare_fuzz.c        the suite, the run loop, the end of a run
  *   mshare_fuzz_ops.c    one function per operation: pick, do, check, apply
+ *   mshare_fuzz_mm.c     the operations of the rest of mm on regions: futex,
+ *                        GUP, madvise, mlock, msync, /proc reads
  *   mshare_fuzz_model.c  the model: regions, names, processes, debugfs view
  *   mshare_fuzz_proc.c   the agent processes and the protocol to drive them
  *   mshare_fuzz_log.c    the numbered op log, and the kernel log reader
@@ -65,6 +67,11 @@ enum fz_cmd_op {
 	FZC_RENAME,	/* renameat2(path, path2, flags) */
 	FZC_MKDIR,
 	FZC_RMDIR,
+	FZC_FUTEX,	/* futex(addr, flags, arg, arg2 ms) */
+	FZC_GUP,	/* enum fz_gup_how of words in process arg */
+	FZC_MADVISE,	/* madvise(arg2, len, arg), then FZC_READ */
+	FZC_MLOCK,	/* enum fz_lock_how (addr, len), then VmLck */
+	FZC_MSYNC,	/* arg: fz_sync_how; msync(arg2, len, flags); READ */
 	FZC_FORK,	/* fork; the child talks over the socket passed along */
 	FZC_EXIT,	/* _exit(0), no reply */
 };
@@ -86,6 +93,27 @@ struct fz_cmd {
 	char path2[FZ_PATH_MAX];
 };
 
+/* How FZC_GUP reaches the words of another process. */
+enum fz_gup_how {
+	FZG_READV,	/* process_vm_readv() */
+	FZG_WRITEV,	/* process_vm_writev() */
+	FZG_MEM_READ,	/* pread() of /proc/PID/mem: FOLL_FORCE */
+	FZG_MEM_WRITE,	/* pwrite() of /proc/PID/mem */
+	FZG_NR
+};
+
+enum fz_lock_how {
+	FZL_MLOCK,
+	FZL_MLOCK_ONFAULT,	/* mlock2(MLOCK_ONFAULT) */
+	FZL_MUNLOCK,
+	FZL_MLOCKALL,		/* mlockall(MCL_CURRENT | MCL_ONFAULT) */
+	FZL_MUNLOCKALL,
+	FZL_NR
+};
+
+/* FZC_MSYNC: arg says which call. */
+enum fz_sync_how { FZY_MSYNC, FZY_FSYNC, FZY_FDATASYNC, FZY_NR };
+
 /* Which step of a command failed. */
 enum fz_stage { FZS_CALL, FZS_OPEN };
 
@@ -95,6 +123,7 @@ struct fz_reply {
 	int fault_at;		/* the access that faulted (SIGSEGV/SIGBUS), or -1 */
 	int signo;		/* its signal */
 	unsigned long bad_words;	/* FZC_TOUCH: words that read back wrong */
+	long vmlck_kb;		/* FZC_MLOCK: VmLck after the call, or -1 */
 	unsigned long vals[FZ_SAMPLES];
 	struct mshare_region_info info;
 };
@@ -127,12 +156,33 @@ int fz_agent_kill(struct fz_agent *a, int timeout_ms, int *wstatus);
 
 enum fz_slot_kind { FZ_EMPTY, FZ_REGION, FZ_ANON };
 
+/* The vma flags madvise() sets that the model follows (smaps mnemonic). */
+#define FZ_VM_RAND	0x1	/* MADV_RANDOM: "rr" */
+#define FZ_VM_SEQ	0x2	/* MADV_SEQUENTIAL: "sr" */
+#define FZ_VM_DONTCOPY	0x4	/* MADV_DONTFORK: "dc", fork leaves it out */
+#define FZ_VM_DONTDUMP	0x8	/* MADV_DONTDUMP: "dd" */
+
 /* What a process has at FZ_ADDR(slot), a whole GiB each. */
 struct fz_slot {
 	enum fz_slot_kind kind;
 	int region;		/* FZ_REGION: index in model.region[] */
 	bool writable;
+	bool maywrite;		/* FZ_REGION: from a file opened read-write */
+	unsigned int vmflags;	/* FZ_VM_* */
 	unsigned long anon[FZ_SAMPLES];	/* FZ_ANON: the sample words */
+};
+
+/*
+ * A process asleep in FUTEX_WAIT on a sample word of a region: it takes
+ * no command until a FUTEX_WAKE of that word, in any process that maps
+ * the region, or SIGKILL.
+ */
+struct fz_wait {
+	bool on;
+	int region;
+	int slot;
+	unsigned int sample;
+	unsigned int since;	/* the op that put it to sleep */
 };
 
 struct fz_fd {
@@ -148,6 +198,7 @@ struct fz_proc {
 	struct fz_agent agent;
 	struct fz_slot slot[FZ_SLOTS];
 	struct fz_fd fd[FZ_FDS];
+	struct fz_wait wait;
 };
 
 struct fz_region {
@@ -241,6 +292,84 @@ uint64_t fz_rand(uint64_t *state);
 /* Uniform in [0, n). */
 unsigned int fz_below(uint64_t *state, unsigned int n);
 bool fz_chance(uint64_t *state, unsigned int percent);
+
+/* ---- shared by the ops (mshare_fuzz_ops.c, mshare_fuzz_mm.c) ---- */
+
+/* The value op @no writes at sample @i: never 0, what fresh memory reads. */
+unsigned long fz_op_value(unsigned int no, unsigned int i);
+/* R<id> of model region @i, or -1. */
+int fz_rid(const struct fz_run *run, int i);
+/* Number the op and log it: "P3 mmap fz2 (R4) at 103 rw". */
+void fz_start_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
+		 int region, int region2, const char *fmt, ...) __printf(6, 7);
+/* How a process that stopped answering ended, or that it hangs. */
+void fz_agent_lost(struct fz_run *run, struct fz_proc *p, int region,
+		   int ret);
+bool fz_call(struct fz_run *run, struct fz_proc *p, int region,
+	     const struct fz_cmd *c, struct fz_reply *r);
+/* The call's error against the model's; 0 means success. */
+bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
+		   int want, const struct fz_reply *r);
+/* A live process that takes commands (not asleep in a futex), or NULL. */
+struct fz_proc *fz_pick_proc(struct fz_run *run);
+bool fz_proc_idle(const struct fz_proc *p);
+
+typedef bool (*fz_slot_filter)(const struct fz_slot *s);
+bool fz_slot_mapped(const struct fz_slot *s);
+bool fz_slot_region(const struct fz_slot *s);
+bool fz_slot_writable(const struct fz_slot *s);
+bool fz_slot_free(const struct fz_slot *s);
+/* A slot that passes @ok, or -1. */
+int fz_pick_slot_if(struct fz_run *run, const struct fz_proc *p,
+		    fz_slot_filter ok);
+/* With @percent chance one that passes @ok (if any), else any slot. */
+int fz_pick_slot(struct fz_run *run, const struct fz_proc *p,
+		 fz_slot_filter ok, unsigned int percent);
+int fz_pick_open_fd(struct fz_run *run, const struct fz_proc *p);
+/* @n distinct samples, or all of them. */
+unsigned int fz_pick_samples(struct fz_run *run, unsigned int *sample,
+			     unsigned int all_percent);
+/* The sample words of what a slot holds (anonymous ones if nothing). */
+void fz_slot_offsets(const struct fz_run *run, const struct fz_slot *s,
+		     unsigned long *offs);
+unsigned long *fz_slot_values(struct fz_run *run, struct fz_slot *s);
+const char *fz_slot_what(const struct fz_run *run, const struct fz_slot *s,
+			 char *buf, size_t size);
+/* Words read back: the first that differs from the model, or a fault. */
+bool fz_expect_values(struct fz_run *run, struct fz_proc *p, int region,
+		      const struct fz_cmd *c, const struct fz_reply *r,
+		      const unsigned long *want_by_sample,
+		      const unsigned int *sample);
+bool fz_do_kill(struct fz_run *run, struct fz_proc *p);
+
+/* The kinds of op; the table in mshare_fuzz_ops.c. */
+enum fz_kind {
+	K_CREATE, K_OPEN, K_CLOSE, K_INFO, K_MKDIR, K_RMDIR, K_UNLINK,
+	K_LINK, K_RENAME, K_MMAP, K_ANON, K_MUNMAP, K_MPROTECT, K_MREMAP,
+	K_READ, K_WRITE, K_TOUCH, K_TOUCH_MANY, K_SPAWN, K_FORK, K_EXIT,
+	K_KILL, K_KILL_BUSY, K_FUTEX_WAIT, K_FUTEX_WAKE, K_GUP, K_MADVISE,
+	K_MLOCK, K_MSYNC, K_PROCFS, K_NR
+};
+
+/* ---- the ops of the rest of mm (mshare_fuzz_mm.c) ---- */
+
+bool fz_op_futex_wait(struct fz_run *run, struct fz_proc *p);
+bool fz_op_futex_wake(struct fz_run *run, struct fz_proc *p);
+bool fz_op_gup(struct fz_run *run, struct fz_proc *p);
+bool fz_op_madvise(struct fz_run *run, struct fz_proc *p);
+bool fz_op_mlock(struct fz_run *run, struct fz_proc *p);
+bool fz_op_msync(struct fz_run *run, struct fz_proc *p);
+bool fz_op_procfs(struct fz_run *run, struct fz_proc *p);
+/*
+ * Before each op: a sleeper that answered was woken by no one the model
+ * knows of; one asleep for too long is woken (or killed).  false once the
+ * run failed.
+ */
+bool fz_check_sleepers(struct fz_run *run);
+/* Wake or kill every sleeper: the end of a run. */
+bool fz_wake_all(struct fz_run *run);
+/* fork(): what the child gets of a slot (MADV_DONTFORK: nothing). */
+void fz_fork_slots(struct fz_proc *child, const struct fz_proc *parent);
 
 /* Do one random op; false once the run failed. */
 bool fz_do_op(struct fz_run *run);

@@ -44,7 +44,7 @@ bool fz_chance(uint64_t *state, unsigned int percent)
 }
 
 /* The value op @no writes at sample @i: never 0, what fresh memory reads. */
-static unsigned long op_value(unsigned int no, unsigned int i)
+unsigned long fz_op_value(unsigned int no, unsigned int i)
 {
 	uint64_t s = ((uint64_t)no << 8) | i;
 
@@ -73,17 +73,14 @@ void fz_fail(struct fz_run *run, int proc, int region, const char *fmt, ...)
 }
 
 /* R<id> of model region @i, or -1. */
-static int rid(const struct fz_run *run, int i)
+int fz_rid(const struct fz_run *run, int i)
 {
 	return i >= 0 ? run->m.region[i].id : -1;
 }
 
-static void log_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
-		   int region, int region2, const char *fmt, ...) __printf(6, 7);
-
 /* Number the op and log it: "P3 mmap fz2 (R4) at 103 rw". */
-static void log_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
-		   int region, int region2, const char *fmt, ...)
+void fz_start_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
+		 int region, int region2, const char *fmt, ...)
 {
 	char text[160];
 	va_list ap;
@@ -93,8 +90,8 @@ static void log_op(struct fz_run *run, unsigned int kind, struct fz_proc *p,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fz_log_op(run->no, p ? p->id : -1, rid(run, region),
-		  rid(run, region2), "P%d %s %s", p ? p->id : 0,
+	fz_log_op(run->no, p ? p->id : -1, fz_rid(run, region),
+		  fz_rid(run, region2), "P%d %s %s", p ? p->id : 0,
 		  fz_kind_name(kind), text);
 }
 
@@ -122,46 +119,46 @@ static void print_hung(pid_t pid)
 }
 
 /* How a process that stopped answering ended, or that it hangs. */
-static void agent_lost(struct fz_run *run, struct fz_proc *p, int region,
-		       int ret)
+void fz_agent_lost(struct fz_run *run, struct fz_proc *p, int region,
+		   int ret)
 {
 	int wstatus = 0;
 
 	if (ret == -ETIMEDOUT) {
 		print_hung(p->agent.pid);
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"P%d (pid %d) gave no answer in %d s: hung in the kernel?",
 			p->id, p->agent.pid, FZ_REPLY_TIMEOUT_MS / 1000);
 		return;
 	}
 	if (fz_agent_reap(&p->agent, REAP_TIMEOUT_MS, &wstatus))
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"P%d (pid %d) closed its socket but did not end",
 			p->id, p->agent.pid);
 	else if (WIFSIGNALED(wstatus))
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"P%d died of signal %d (%s)", p->id,
 			WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
 	else
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"P%d exited with %d instead of answering", p->id,
 			WEXITSTATUS(wstatus));
 	p->live = false;
 }
 
-static bool call(struct fz_run *run, struct fz_proc *p, int region,
-		 const struct fz_cmd *c, struct fz_reply *r)
+bool fz_call(struct fz_run *run, struct fz_proc *p, int region,
+	     const struct fz_cmd *c, struct fz_reply *r)
 {
 	int ret = fz_agent_call(&p->agent, c, r, FZ_REPLY_TIMEOUT_MS);
 
 	if (ret)
-		agent_lost(run, p, region, ret);
+		fz_agent_lost(run, p, region, ret);
 	return !ret;
 }
 
 /* The call's error against the model's; 0 means success. */
-static bool expect_err(struct fz_run *run, struct fz_proc *p, int region,
-		       int want, const struct fz_reply *r)
+bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
+		   int want, const struct fz_reply *r)
 {
 	int got = r->ret < 0 ? (int)-r->ret : 0;
 	char w[32], g[32];
@@ -170,7 +167,7 @@ static bool expect_err(struct fz_run *run, struct fz_proc *p, int region,
 		fz_log_result("%s", err_name(want, w, sizeof(w)));
 		return true;
 	}
-	fz_fail(run, p->id, rid(run, region), "want %s, got %s%s",
+	fz_fail(run, p->id, fz_rid(run, region), "want %s, got %s%s",
 		err_name(want, w, sizeof(w)), err_name(got, g, sizeof(g)),
 		r->stage == FZS_OPEN ? " (from open)" : "");
 	return false;
@@ -178,41 +175,44 @@ static bool expect_err(struct fz_run *run, struct fz_proc *p, int region,
 
 /* ---- picking ---- */
 
-static struct fz_proc *pick_proc(struct fz_run *run)
+bool fz_proc_idle(const struct fz_proc *p)
+{
+	return p->live && !p->wait.on;
+}
+
+struct fz_proc *fz_pick_proc(struct fz_run *run)
 {
 	int live[FZ_MAX_PROCS], n = 0, i;
 
 	for (i = 0; i < FZ_MAX_PROCS; i++)
-		if (run->m.proc[i].live)
+		if (fz_proc_idle(&run->m.proc[i]))
 			live[n++] = i;
 	return n ? &run->m.proc[live[fz_below(&run->rng, n)]] : NULL;
 }
 
-typedef bool (*slot_filter)(const struct fz_slot *s);
-
-static bool slot_mapped(const struct fz_slot *s)
+bool fz_slot_mapped(const struct fz_slot *s)
 {
 	return s->kind != FZ_EMPTY;
 }
 
-static bool slot_region(const struct fz_slot *s)
+bool fz_slot_region(const struct fz_slot *s)
 {
 	return s->kind == FZ_REGION;
 }
 
-static bool slot_writable(const struct fz_slot *s)
+bool fz_slot_writable(const struct fz_slot *s)
 {
 	return s->kind == FZ_ANON || (s->kind == FZ_REGION && s->writable);
 }
 
-static bool slot_free(const struct fz_slot *s)
+bool fz_slot_free(const struct fz_slot *s)
 {
 	return s->kind == FZ_EMPTY;
 }
 
 /* A slot that passes @ok, or -1. */
-static int pick_slot_if(struct fz_run *run, const struct fz_proc *p,
-			slot_filter ok)
+int fz_pick_slot_if(struct fz_run *run, const struct fz_proc *p,
+		    fz_slot_filter ok)
 {
 	int slots[FZ_SLOTS], n = 0, s;
 
@@ -223,13 +223,13 @@ static int pick_slot_if(struct fz_run *run, const struct fz_proc *p,
 }
 
 /* With @percent chance one that passes @ok (if any), else any slot. */
-static int pick_slot(struct fz_run *run, const struct fz_proc *p,
-		     slot_filter ok, unsigned int percent)
+int fz_pick_slot(struct fz_run *run, const struct fz_proc *p,
+		 fz_slot_filter ok, unsigned int percent)
 {
 	int s = -1;
 
 	if (fz_chance(&run->rng, percent))
-		s = pick_slot_if(run, p, ok);
+		s = fz_pick_slot_if(run, p, ok);
 	return s >= 0 ? s : (int)fz_below(&run->rng, FZ_SLOTS);
 }
 
@@ -253,7 +253,7 @@ static int pick_path(struct fz_run *run, unsigned int percent)
 	return fz_below(&run->rng, FZ_PATHS);
 }
 
-static int pick_open_fd(struct fz_run *run, const struct fz_proc *p)
+int fz_pick_open_fd(struct fz_run *run, const struct fz_proc *p)
 {
 	int fds[FZ_FDS], n = 0, f;
 
@@ -281,20 +281,14 @@ static int dir_err(const struct fz_run *run, int path)
 
 /* ---- names: create, open, close, info, mkdir, rmdir, unlink, link, rename */
 
-enum fz_kind {
-	K_CREATE, K_OPEN, K_CLOSE, K_INFO, K_MKDIR, K_RMDIR, K_UNLINK,
-	K_LINK, K_RENAME, K_MMAP, K_ANON, K_MUNMAP, K_MPROTECT, K_MREMAP,
-	K_READ, K_WRITE, K_TOUCH, K_TOUCH_MANY, K_SPAWN, K_FORK, K_EXIT,
-	K_KILL, K_KILL_BUSY, K_NR
-};
-
 static bool do_close(struct fz_run *run, struct fz_proc *p, int f)
 {
 	struct fz_cmd c = { .op = FZC_CLOSE, .fd = p->fd[f].agent_fd };
 	int region = p->fd[f].region;
 	struct fz_reply r;
 
-	if (!call(run, p, region, &c, &r) || !expect_err(run, p, region, 0, &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, 0, &r))
 		return false;
 	p->fd[f].open = false;
 	fz_model_collect(&run->m);
@@ -318,20 +312,20 @@ static bool do_open(struct fz_run *run, struct fz_proc *p, int path,
 	else if (region < 0 && !creat)
 		want = ENOENT;
 	fz_path(c.path, sizeof(c.path), path);
-	if (!call(run, p, region, &c, &r) || !expect_err(run, p, region, want,
-							  &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, want, &r))
 		return false;
 	if (want)
 		return true;
 	if (region < 0) {
 		region = fz_model_new_region(&run->m, path, &run->rng);
-		fz_log_result("R%d", rid(run, region));
+		fz_log_result("R%d", fz_rid(run, region));
 	}
 	if (f < 0) {
 		c.op = FZC_CLOSE;
 		c.fd = r.ret;
-		return call(run, p, region, &c, &r) &&
-		       expect_err(run, p, region, 0, &r);
+		return fz_call(run, p, region, &c, &r) &&
+		       fz_expect_err(run, p, region, 0, &r);
 	}
 	p->fd[f].open = true;
 	p->fd[f].region = region;
@@ -353,9 +347,9 @@ static bool op_create(struct fz_run *run, struct fz_proc *p)
 	if (run->m.path_region[path] < 0 &&
 	    fz_model_live_regions(&run->m) >= FZ_MAX_REGIONS)
 		return true;
-	log_op(run, K_CREATE, p, run->m.path_region[path], -1, "%s%s%s",
-	       fz_path_short(path), flags & O_EXCL ? " excl" : "",
-	       f >= 0 ? " keep fd" : "");
+	fz_start_op(run, K_CREATE, p, run->m.path_region[path], -1, "%s%s%s",
+		    fz_path_short(path), flags & O_EXCL ? " excl" : "",
+		    f >= 0 ? " keep fd" : "");
 	return do_open(run, p, path, flags, f);
 }
 
@@ -367,19 +361,19 @@ static bool op_open(struct fz_run *run, struct fz_proc *p)
 
 	if (f < 0)
 		return true;
-	log_op(run, K_OPEN, p, run->m.path_region[path], -1, "%s %s",
-	       fz_path_short(path), rw ? "rw" : "ro");
+	fz_start_op(run, K_OPEN, p, run->m.path_region[path], -1, "%s %s",
+		    fz_path_short(path), rw ? "rw" : "ro");
 	return do_open(run, p, path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC, f);
 }
 
 static bool op_close(struct fz_run *run, struct fz_proc *p)
 {
-	int f = pick_open_fd(run, p);
+	int f = fz_pick_open_fd(run, p);
 
 	if (f < 0)
 		return true;
-	log_op(run, K_CLOSE, p, p->fd[f].region, -1, "fd %d (R%d)",
-	       p->fd[f].agent_fd, rid(run, p->fd[f].region));
+	fz_start_op(run, K_CLOSE, p, p->fd[f].region, -1, "fd %d (R%d)",
+		    p->fd[f].agent_fd, fz_rid(run, p->fd[f].region));
 	return do_close(run, p, f);
 }
 
@@ -388,7 +382,7 @@ static bool op_info(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_INFO };
 	const struct fz_region *reg;
-	int f = pick_open_fd(run, p);
+	int f = fz_pick_open_fd(run, p);
 	unsigned long start, size;
 	struct fz_reply r;
 
@@ -397,10 +391,10 @@ static bool op_info(struct fz_run *run, struct fz_proc *p)
 	reg = &run->m.region[p->fd[f].region];
 	start = reg->slot < 0 ? 0 : FZ_ADDR(reg->slot);
 	size = reg->slot < 0 ? 0 : GIB;
-	log_op(run, K_INFO, p, p->fd[f].region, -1, "fd %d (R%d)",
-	       p->fd[f].agent_fd, reg->id);
+	fz_start_op(run, K_INFO, p, p->fd[f].region, -1, "fd %d (R%d)",
+		    p->fd[f].agent_fd, reg->id);
 	c.fd = p->fd[f].agent_fd;
-	if (!call(run, p, p->fd[f].region, &c, &r))
+	if (!fz_call(run, p, p->fd[f].region, &c, &r))
 		return false;
 	if (r.ret != sizeof(r.info) || r.info.start != start ||
 	    r.info.size != size) {
@@ -419,10 +413,10 @@ static bool op_mkdir(struct fz_run *run, struct fz_proc *p)
 	int dir = 1 + fz_below(&run->rng, FZ_DIRS - 1);
 	struct fz_reply r;
 
-	log_op(run, K_MKDIR, p, -1, -1, "fzd%d", dir);
+	fz_start_op(run, K_MKDIR, p, -1, -1, "fzd%d", dir);
 	fz_dir_path(c.path, sizeof(c.path), dir);
-	if (!call(run, p, -1, &c, &r) ||
-	    !expect_err(run, p, -1, run->m.dir_exists[dir] ? EEXIST : 0, &r))
+	if (!fz_call(run, p, -1, &c, &r) ||
+	    !fz_expect_err(run, p, -1, run->m.dir_exists[dir] ? EEXIST : 0, &r))
 		return false;
 	run->m.dir_exists[dir] = true;
 	return true;
@@ -439,7 +433,8 @@ static bool do_rmdir(struct fz_run *run, struct fz_proc *p, int dir)
 	else if (!fz_model_dir_empty(&run->m, dir))
 		want = ENOTEMPTY;
 	fz_dir_path(c.path, sizeof(c.path), dir);
-	if (!call(run, p, -1, &c, &r) || !expect_err(run, p, -1, want, &r))
+	if (!fz_call(run, p, -1, &c, &r) ||
+	    !fz_expect_err(run, p, -1, want, &r))
 		return false;
 	if (!want)
 		run->m.dir_exists[dir] = false;
@@ -450,7 +445,7 @@ static bool op_rmdir(struct fz_run *run, struct fz_proc *p)
 {
 	int dir = 1 + fz_below(&run->rng, FZ_DIRS - 1);
 
-	log_op(run, K_RMDIR, p, -1, -1, "fzd%d", dir);
+	fz_start_op(run, K_RMDIR, p, -1, -1, "fzd%d", dir);
 	return do_rmdir(run, p, dir);
 }
 
@@ -461,8 +456,8 @@ static bool do_unlink(struct fz_run *run, struct fz_proc *p, int path)
 	struct fz_reply r;
 
 	fz_path(c.path, sizeof(c.path), path);
-	if (!call(run, p, region, &c, &r) ||
-	    !expect_err(run, p, region, region < 0 ? ENOENT : 0, &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, region < 0 ? ENOENT : 0, &r))
 		return false;
 	if (region < 0)
 		return true;
@@ -476,8 +471,8 @@ static bool op_unlink(struct fz_run *run, struct fz_proc *p)
 {
 	int path = pick_path(run, 85);
 
-	log_op(run, K_UNLINK, p, run->m.path_region[path], -1, "%s",
-	       fz_path_short(path));
+	fz_start_op(run, K_UNLINK, p, run->m.path_region[path], -1, "%s",
+		    fz_path_short(path));
 	return do_unlink(run, p, path);
 }
 
@@ -493,12 +488,12 @@ static bool op_link(struct fz_run *run, struct fz_proc *p)
 		want = ENOENT;
 	else if (run->m.path_region[to] >= 0)
 		want = EEXIST;
-	log_op(run, K_LINK, p, region, run->m.path_region[to], "%s %s",
-	       fz_path_short(from), fz_path_short(to));
+	fz_start_op(run, K_LINK, p, region, run->m.path_region[to], "%s %s",
+		    fz_path_short(from), fz_path_short(to));
 	fz_path(c.path, sizeof(c.path), from);
 	fz_path(c.path2, sizeof(c.path2), to);
-	if (!call(run, p, region, &c, &r) ||
-	    !expect_err(run, p, region, want, &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, want, &r))
 		return false;
 	if (!want) {
 		run->m.path_region[to] = region;
@@ -558,15 +553,15 @@ static bool op_rename(struct fz_run *run, struct fz_proc *p)
 	struct fz_reply r;
 	int want = rename_err(run, from, to, flags);
 
-	log_op(run, K_RENAME, p, region, run->m.path_region[to], "%s %s%s",
-	       fz_path_short(from), fz_path_short(to),
-	       flags == RENAME_NOREPLACE ? " noreplace" :
-	       flags == RENAME_EXCHANGE ? " exchange" : "");
+	fz_start_op(run, K_RENAME, p, region, run->m.path_region[to], "%s %s%s",
+		    fz_path_short(from), fz_path_short(to),
+		    flags == RENAME_NOREPLACE ? " noreplace" :
+		    flags == RENAME_EXCHANGE ? " exchange" : "");
 	c.flags = flags;
 	fz_path(c.path, sizeof(c.path), from);
 	fz_path(c.path2, sizeof(c.path2), to);
-	if (!call(run, p, region, &c, &r) ||
-	    !expect_err(run, p, region, want, &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, want, &r))
 		return false;
 	if (!want)
 		rename_apply(run, from, to, flags);
@@ -616,7 +611,7 @@ static bool pick_bad_mmap(struct fz_run *run, const struct fz_proc *p,
 			  struct mmap_args *a, bool file_writable)
 {
 	const struct fz_region *reg = &run->m.region[a->region];
-	int free_slot = pick_slot_if(run, p, slot_free);
+	int free_slot = fz_pick_slot_if(run, p, fz_slot_free);
 
 	a->how = 1 + fz_below(&run->rng, MM_NR - 1);
 	if (a->how == MM_WRONG_SLOT && reg->slot < 0)
@@ -642,7 +637,7 @@ static bool pick_mmap(struct fz_run *run, struct fz_proc *p,
 {
 	bool file_writable = true;
 	const struct fz_region *reg;
-	int f = pick_open_fd(run, p);
+	int f = fz_pick_open_fd(run, p);
 
 	memset(a, 0, sizeof(*a));
 	a->path = -1;
@@ -733,15 +728,19 @@ static bool op_mmap(struct fz_run *run, struct fz_proc *p)
 	mmap_cmd(run, p, &a, &c);
 	want = mmap_err(run, &a);
 	if (a.path >= 0)
-		log_op(run, K_MMAP, p, a.region, -1, "%s (R%d) at %d %s%s",
-		       fz_path_short(a.path), rid(run, a.region), a.slot,
-		       c.prot & PROT_WRITE ? "rw" : "ro", mmap_how_name[a.how]);
+		fz_start_op(run, K_MMAP, p, a.region, -1,
+			    "%s (R%d) at %d %s%s", fz_path_short(a.path),
+			    fz_rid(run, a.region), a.slot,
+			    c.prot & PROT_WRITE ? "rw" : "ro",
+			    mmap_how_name[a.how]);
 	else
-		log_op(run, K_MMAP, p, a.region, -1, "fd %d (R%d) at %d %s%s",
-		       c.fd, rid(run, a.region), a.slot,
-		       c.prot & PROT_WRITE ? "rw" : "ro", mmap_how_name[a.how]);
-	if (!call(run, p, a.region, &c, &r) ||
-	    !expect_err(run, p, a.region, want, &r))
+		fz_start_op(run, K_MMAP, p, a.region, -1,
+			    "fd %d (R%d) at %d %s%s", c.fd,
+			    fz_rid(run, a.region), a.slot,
+			    c.prot & PROT_WRITE ? "rw" : "ro",
+			    mmap_how_name[a.how]);
+	if (!fz_call(run, p, a.region, &c, &r) ||
+	    !fz_expect_err(run, p, a.region, want, &r))
 		return false;
 	/*
 	 * A good mmap() refused by msharefs (a read-write one of a
@@ -756,6 +755,8 @@ static bool op_mmap(struct fz_run *run, struct fz_proc *p)
 	s->kind = FZ_REGION;
 	s->region = a.region;
 	s->writable = a.writable;
+	s->maywrite = a.fd >= 0 ? p->fd[a.fd].writable :
+		      (c.flags & O_ACCMODE) == O_RDWR;
 	if (run->m.region[a.region].slot < 0) {
 		run->m.region[a.region].slot = a.slot;
 		run->m.region[a.region].writable = a.writable;
@@ -764,8 +765,8 @@ static bool op_mmap(struct fz_run *run, struct fz_proc *p)
 }
 
 /* The sample words of what a slot holds (anonymous ones if nothing). */
-static void slot_offsets(const struct fz_run *run, const struct fz_slot *s,
-			 unsigned long *offs)
+void fz_slot_offsets(const struct fz_run *run, const struct fz_slot *s,
+		     unsigned long *offs)
 {
 	unsigned int i;
 
@@ -774,7 +775,7 @@ static void slot_offsets(const struct fz_run *run, const struct fz_slot *s,
 			  run->m.region[s->region].offs[i] : fz_anon_off(i);
 }
 
-static unsigned long *slot_values(struct fz_run *run, struct fz_slot *s)
+unsigned long *fz_slot_values(struct fz_run *run, struct fz_slot *s)
 {
 	return s->kind == FZ_REGION ? run->m.region[s->region].vals : s->anon;
 }
@@ -792,7 +793,7 @@ static void whose_value(const struct fz_run *run, unsigned long val,
 	buf[0] = '\0';
 	for (no = run->no; no > 0; no--)
 		for (i = 0; i < FZ_SAMPLES; i++) {
-			if (op_value(no, i) != val)
+			if (fz_op_value(no, i) != val)
 				continue;
 			line = fz_log_line(no);
 			snprintf(buf, size, " (the value of sample %u of op #%u%s%s)",
@@ -802,17 +803,17 @@ static void whose_value(const struct fz_run *run, unsigned long val,
 }
 
 /* Words read back: the first that differs from the model, or a fault. */
-static bool expect_values(struct fz_run *run, struct fz_proc *p, int region,
-			  const struct fz_cmd *c, const struct fz_reply *r,
-			  const unsigned long *want_by_sample,
-			  const unsigned int *sample)
+bool fz_expect_values(struct fz_run *run, struct fz_proc *p, int region,
+		      const struct fz_cmd *c, const struct fz_reply *r,
+		      const unsigned long *want_by_sample,
+		      const unsigned int *sample)
 {
 	char whose[240];
 	unsigned int i, k;
 
 	if (r->fault_at >= 0) {
 		k = sample[r->fault_at];
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"sample %u at %#lx: want %#lx, got signal %d (%s)", k,
 			c->addr + c->offs[r->fault_at], want_by_sample[k],
 			r->signo, strsignal(r->signo));
@@ -823,7 +824,7 @@ static bool expect_values(struct fz_run *run, struct fz_proc *p, int region,
 		if (r->vals[i] == want_by_sample[k])
 			continue;
 		whose_value(run, r->vals[i], whose, sizeof(whose));
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"sample %u at %#lx: want %#lx, got %#lx%s", k,
 			c->addr + c->offs[i], want_by_sample[k], r->vals[i],
 			whose);
@@ -842,11 +843,11 @@ static bool expect_fault(struct fz_run *run, struct fz_proc *p, int region,
 		return true;
 	}
 	if (r->fault_at >= 0)
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"want SIGSEGV at %#lx, got signal %d at access %d",
 			c->addr + c->offs[0], r->signo, r->fault_at);
 	else
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"want SIGSEGV at %#lx, got no fault", c->addr + c->offs[0]);
 	return false;
 }
@@ -856,7 +857,7 @@ static bool op_anon(struct fz_run *run, struct fz_proc *p)
 	static const unsigned long zeros[FZ_SAMPLES];
 	static unsigned int all[FZ_SAMPLES];
 	struct fz_cmd c = { .op = FZC_ANON, .n = FZ_SAMPLES, .len = GIB };
-	int slot = pick_slot(run, p, slot_free, 30);
+	int slot = fz_pick_slot(run, p, fz_slot_free, 30);
 	struct fz_reply r;
 	unsigned int i;
 
@@ -865,11 +866,11 @@ static bool op_anon(struct fz_run *run, struct fz_proc *p)
 		c.offs[i] = fz_anon_off(i);
 	}
 	c.addr = FZ_ADDR(slot);
-	log_op(run, K_ANON, p, -1, -1, "at %d (had %s)", slot,
-	       p->slot[slot].kind == FZ_EMPTY ? "nothing" :
-	       p->slot[slot].kind == FZ_ANON ? "anon" : "a region");
-	if (!call(run, p, -1, &c, &r) || !expect_err(run, p, -1, 0, &r) ||
-	    !expect_values(run, p, -1, &c, &r, zeros, all))
+	fz_start_op(run, K_ANON, p, -1, -1, "at %d (had %s)", slot,
+		    p->slot[slot].kind == FZ_EMPTY ? "nothing" :
+		    p->slot[slot].kind == FZ_ANON ? "anon" : "a region");
+	if (!fz_call(run, p, -1, &c, &r) || !fz_expect_err(run, p, -1, 0, &r) ||
+	    !fz_expect_values(run, p, -1, &c, &r, zeros, all))
 		return false;
 	slot_replace(run, p, slot);
 	p->slot[slot].kind = FZ_ANON;
@@ -884,7 +885,7 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 		"", " two slots", " 2 MiB of it", " second half",
 	};
 	struct fz_cmd c = { .op = FZC_MUNMAP, .len = GIB };
-	int slot = pick_slot(run, p, slot_mapped, 80);
+	int slot = fz_pick_slot(run, p, fz_slot_mapped, 80);
 	enum munmap_how how = fz_below(&run->rng, 4);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
@@ -905,12 +906,13 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 		c.addr += GIB / 2;
 		c.len = GIB / 2;
 	}
-	log_op(run, K_MUNMAP, p, region, how == UN_TWO &&
-	       p->slot[slot + 1].kind == FZ_REGION ? p->slot[slot + 1].region :
-	       -1, "at %d%s", slot, how_name[how]);
+	fz_start_op(run, K_MUNMAP, p, region, how == UN_TWO &&
+		    p->slot[slot + 1].kind == FZ_REGION ?
+		    p->slot[slot + 1].region : -1, "at %d%s", slot,
+		    how_name[how]);
 	/* A part of a region's vma cannot go: it is the region's tables. */
-	if (!call(run, p, region, &c, &r) ||
-	    !expect_err(run, p, region, how >= UN_PAGE ? EINVAL : 0, &r))
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, how >= UN_PAGE ? EINVAL : 0, &r))
 		return false;
 	if (how >= UN_PAGE)
 		return true;
@@ -923,7 +925,7 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 static bool op_mprotect(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_MPROTECT, .len = GIB };
-	int slot = pick_slot(run, p, slot_region, 90);
+	int slot = fz_pick_slot(run, p, fz_slot_region, 90);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
 	bool part = fz_chance(&run->rng, 50);
@@ -940,19 +942,19 @@ static bool op_mprotect(struct fz_run *run, struct fz_proc *p)
 	}
 	if (s->kind == FZ_EMPTY)
 		want = ENOMEM;
-	log_op(run, K_MPROTECT, p, region, -1, "at %d %s%s", slot,
-	       c.prot ? "ro" : "none", part ? " one page" : "");
-	return call(run, p, region, &c, &r) &&
-	       expect_err(run, p, region, want, &r);
+	fz_start_op(run, K_MPROTECT, p, region, -1, "at %d %s%s", slot,
+		    c.prot ? "ro" : "none", part ? " one page" : "");
+	return fz_call(run, p, region, &c, &r) &&
+	       fz_expect_err(run, p, region, want, &r);
 }
 
 static bool op_mremap(struct fz_run *run, struct fz_proc *p)
 {
 	static const char *const how_name[] = { "", "grow", "shrink" };
 	struct fz_cmd c = { .op = FZC_MREMAP, .len = GIB };
-	int slot = pick_slot_if(run, p, slot_region);
+	int slot = fz_pick_slot_if(run, p, fz_slot_region);
 	unsigned int how = fz_below(&run->rng, 3);
-	int to = pick_slot_if(run, p, slot_free);
+	int to = fz_pick_slot_if(run, p, fz_slot_free);
 	struct fz_reply r;
 	int region;
 
@@ -973,20 +975,20 @@ static bool op_mremap(struct fz_run *run, struct fz_proc *p)
 		c.arg = GIB / 2;
 	}
 	if (how == 0)
-		log_op(run, K_MREMAP, p, region, -1, "at %d move to %d", slot,
-		       to);
+		fz_start_op(run, K_MREMAP, p, region, -1, "at %d move to %d",
+			    slot, to);
 	else
-		log_op(run, K_MREMAP, p, region, -1, "at %d %s", slot,
-		       how_name[how]);
-	return call(run, p, region, &c, &r) &&
-	       expect_err(run, p, region, EINVAL, &r);
+		fz_start_op(run, K_MREMAP, p, region, -1, "at %d %s", slot,
+			    how_name[how]);
+	return fz_call(run, p, region, &c, &r) &&
+	       fz_expect_err(run, p, region, EINVAL, &r);
 }
 
 /* ---- data ---- */
 
 /* @n distinct samples, or all of them. */
-static unsigned int pick_samples(struct fz_run *run, unsigned int *sample,
-				 unsigned int all_percent)
+unsigned int fz_pick_samples(struct fz_run *run, unsigned int *sample,
+			     unsigned int all_percent)
 {
 	unsigned int n, i, j, k;
 	bool dup;
@@ -1007,14 +1009,14 @@ static unsigned int pick_samples(struct fz_run *run, unsigned int *sample,
 	return n;
 }
 
-static const char *slot_what(const struct fz_run *run,
-			     const struct fz_slot *s, char *buf, size_t size)
+const char *fz_slot_what(const struct fz_run *run,
+			 const struct fz_slot *s, char *buf, size_t size)
 {
 	if (s->kind == FZ_EMPTY)
 		return "nothing";
 	if (s->kind == FZ_ANON)
 		return "anon";
-	snprintf(buf, size, "R%d %s", rid(run, s->region),
+	snprintf(buf, size, "R%d %s", fz_rid(run, s->region),
 		 s->writable ? "rw" : "ro");
 	return buf;
 }
@@ -1022,7 +1024,7 @@ static const char *slot_what(const struct fz_run *run,
 static bool op_read(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_READ };
-	int slot = pick_slot(run, p, slot_mapped, 90);
+	int slot = fz_pick_slot(run, p, fz_slot_mapped, 90);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
 	unsigned long offs[FZ_SAMPLES];
@@ -1030,25 +1032,25 @@ static bool op_read(struct fz_run *run, struct fz_proc *p)
 	struct fz_reply r;
 	char what[32];
 
-	c.n = pick_samples(run, sample, 40);
-	slot_offsets(run, s, offs);
+	c.n = fz_pick_samples(run, sample, 40);
+	fz_slot_offsets(run, s, offs);
 	c.addr = FZ_ADDR(slot);
 	for (i = 0; i < c.n; i++)
 		c.offs[i] = offs[sample[i]];
-	log_op(run, K_READ, p, region, -1, "at %d (%s) %u words", slot,
-	       slot_what(run, s, what, sizeof(what)), c.n);
-	if (!call(run, p, region, &c, &r))
+	fz_start_op(run, K_READ, p, region, -1, "at %d (%s) %u words", slot,
+		    fz_slot_what(run, s, what, sizeof(what)), c.n);
+	if (!fz_call(run, p, region, &c, &r))
 		return false;
 	if (s->kind == FZ_EMPTY)
 		return expect_fault(run, p, region, &c, &r);
-	return expect_values(run, p, region, &c, &r, slot_values(run, s),
-			     sample);
+	return fz_expect_values(run, p, region, &c, &r, fz_slot_values(run, s),
+				sample);
 }
 
 static bool op_write(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_WRITE };
-	int slot = pick_slot(run, p, slot_writable, 90);
+	int slot = fz_pick_slot(run, p, fz_slot_writable, 90);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
 	unsigned long offs[FZ_SAMPLES], *vals;
@@ -1056,27 +1058,27 @@ static bool op_write(struct fz_run *run, struct fz_proc *p)
 	struct fz_reply r;
 	char what[32];
 
-	c.n = pick_samples(run, sample, 10);
-	slot_offsets(run, s, offs);
+	c.n = fz_pick_samples(run, sample, 10);
+	fz_slot_offsets(run, s, offs);
 	c.addr = FZ_ADDR(slot);
-	log_op(run, K_WRITE, p, region, -1, "at %d (%s) %u words", slot,
-	       slot_what(run, s, what, sizeof(what)), c.n);
+	fz_start_op(run, K_WRITE, p, region, -1, "at %d (%s) %u words", slot,
+		    fz_slot_what(run, s, what, sizeof(what)), c.n);
 	for (i = 0; i < c.n; i++) {
 		c.offs[i] = offs[sample[i]];
-		c.vals[i] = op_value(run->no, sample[i]);
+		c.vals[i] = fz_op_value(run->no, sample[i]);
 	}
-	if (!call(run, p, region, &c, &r))
+	if (!fz_call(run, p, region, &c, &r))
 		return false;
-	if (!slot_writable(s))
+	if (!fz_slot_writable(s))
 		return expect_fault(run, p, region, &c, &r);
 	if (r.fault_at >= 0) {
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"write of sample %u at %#lx: signal %d (%s)",
 			sample[r.fault_at], c.addr + c.offs[r.fault_at],
 			r.signo, strsignal(r.signo));
 		return false;
 	}
-	vals = slot_values(run, s);
+	vals = fz_slot_values(run, s);
 	for (i = 0; i < c.n; i++)
 		vals[sample[i]] = c.vals[i];
 	fz_log_result("ok");
@@ -1087,7 +1089,7 @@ static bool op_write(struct fz_run *run, struct fz_proc *p)
 static bool op_touch(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
-	int slot = pick_slot(run, p, slot_writable, 90);
+	int slot = fz_pick_slot(run, p, fz_slot_writable, 90);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
 	struct fz_reply r;
@@ -1096,16 +1098,16 @@ static bool op_touch(struct fz_run *run, struct fz_proc *p)
 	c.addr = FZ_ADDR(slot);
 	if (s->kind == FZ_ANON)
 		c.len = ANON_TOUCH_LEN;
-	log_op(run, K_TOUCH, p, region, -1, "at %d (%s) %lu MiB", slot,
-	       slot_what(run, s, what, sizeof(what)), c.len >> 20);
-	c.arg = op_value(run->no, FZ_SAMPLES);
+	fz_start_op(run, K_TOUCH, p, region, -1, "at %d (%s) %lu MiB", slot,
+		    fz_slot_what(run, s, what, sizeof(what)), c.len >> 20);
+	c.arg = fz_op_value(run->no, FZ_SAMPLES);
 	c.offs[0] = FZ_TOUCH_WORD(0);
-	if (!call(run, p, region, &c, &r))
+	if (!fz_call(run, p, region, &c, &r))
 		return false;
-	if (!slot_writable(s))
+	if (!fz_slot_writable(s))
 		return expect_fault(run, p, region, &c, &r);
 	if (r.fault_at >= 0 || r.bad_words) {
-		fz_fail(run, p->id, rid(run, region),
+		fz_fail(run, p->id, fz_rid(run, region),
 			"touch: signal %d at 2 MiB span %d, %lu words read back wrong",
 			r.signo, r.fault_at, r.bad_words);
 		return false;
@@ -1130,7 +1132,8 @@ static int region_writers(struct fz_run *run, struct fz_proc *p, int region,
 	who[0] = p;
 	for (i = 0; i < FZ_MAX_PROCS && n < FZ_LANES; i++) {
 		q = &run->m.proc[(first + i) % FZ_MAX_PROCS];
-		if (q != p && q->live && q->slot[slot].kind == FZ_REGION &&
+		if (q != p && fz_proc_idle(q) &&
+		    q->slot[slot].kind == FZ_REGION &&
 		    q->slot[slot].region == region && q->slot[slot].writable)
 			who[n++] = q;
 	}
@@ -1145,7 +1148,7 @@ static int region_writers(struct fz_run *run, struct fz_proc *p, int region,
 static bool op_touch_many(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
-	int slot = pick_slot_if(run, p, slot_region_rw);
+	int slot = fz_pick_slot_if(run, p, slot_region_rw);
 	struct fz_proc *who[FZ_LANES];
 	int region, n, lane, ret;
 	struct fz_reply r;
@@ -1157,29 +1160,30 @@ static bool op_touch_many(struct fz_run *run, struct fz_proc *p)
 	if (n < 2)
 		return true;
 	if (n > 2)
-		log_op(run, K_TOUCH_MANY, p, region, -1,
-		       "at %d (R%d) with P%d and P%d", slot, rid(run, region),
-		       who[1]->id, who[2]->id);
+		fz_start_op(run, K_TOUCH_MANY, p, region, -1,
+			    "at %d (R%d) with P%d and P%d", slot,
+			    fz_rid(run, region), who[1]->id, who[2]->id);
 	else
-		log_op(run, K_TOUCH_MANY, p, region, -1, "at %d (R%d) with P%d",
-		       slot, rid(run, region), who[1]->id);
+		fz_start_op(run, K_TOUCH_MANY, p, region, -1,
+			    "at %d (R%d) with P%d", slot, fz_rid(run, region),
+			    who[1]->id);
 	c.addr = FZ_ADDR(slot);
 	for (lane = 0; lane < n; lane++) {
 		c.off = lane;
-		c.arg = op_value(run->no, FZ_SAMPLES + lane);
+		c.arg = fz_op_value(run->no, FZ_SAMPLES + lane);
 		if (fz_agent_send(&who[lane]->agent, &c)) {
-			agent_lost(run, who[lane], region, -EPIPE);
+			fz_agent_lost(run, who[lane], region, -EPIPE);
 			return false;
 		}
 	}
 	for (lane = 0; lane < n; lane++) {
 		ret = fz_agent_recv(&who[lane]->agent, &r, FZ_REPLY_TIMEOUT_MS);
 		if (ret) {
-			agent_lost(run, who[lane], region, ret);
+			fz_agent_lost(run, who[lane], region, ret);
 			return false;
 		}
 		if (r.fault_at >= 0 || r.bad_words) {
-			fz_fail(run, who[lane]->id, rid(run, region),
+			fz_fail(run, who[lane]->id, fz_rid(run, region),
 				"P%d, lane %d: signal %d at 2 MiB span %d, %lu words read back wrong",
 				who[lane]->id, lane, r.signo, r.fault_at,
 				r.bad_words);
@@ -1213,7 +1217,7 @@ static bool op_spawn(struct fz_run *run, struct fz_proc *p)
 	(void)p;
 	if (!q)
 		return true;
-	log_op(run, K_SPAWN, NULL, -1, -1, "P%d", q->id);
+	fz_start_op(run, K_SPAWN, NULL, -1, -1, "P%d", q->id);
 	ret = fz_agent_spawn(&q->agent);
 	if (ret) {
 		fz_fail(run, q->id, -1, "fork of a new agent: %s",
@@ -1234,17 +1238,17 @@ static bool op_fork(struct fz_run *run, struct fz_proc *p)
 
 	if (!q)
 		return true;
-	log_op(run, K_FORK, p, -1, -1, "-> P%d", q->id);
+	fz_start_op(run, K_FORK, p, -1, -1, "-> P%d", q->id);
 	ret = fz_agent_fork(&p->agent, &q->agent, &r, FZ_REPLY_TIMEOUT_MS);
 	if (ret) {
-		agent_lost(run, p, -1, ret);
+		fz_agent_lost(run, p, -1, ret);
 		return false;
 	}
 	if (r.ret <= 0) {
 		fz_fail(run, p->id, -1, "fork: %s", strerror(-r.ret));
 		return false;
 	}
-	memcpy(q->slot, p->slot, sizeof(q->slot));
+	fz_fork_slots(q, p);
 	memcpy(q->fd, p->fd, sizeof(q->fd));
 	q->live = true;
 	fz_log_result("pid %d", q->agent.pid);
@@ -1279,11 +1283,11 @@ static bool do_exit(struct fz_run *run, struct fz_proc *p)
 
 static bool op_exit(struct fz_run *run, struct fz_proc *p)
 {
-	log_op(run, K_EXIT, p, -1, -1, "(pid %d)", p->agent.pid);
+	fz_start_op(run, K_EXIT, p, -1, -1, "(pid %d)", p->agent.pid);
 	return do_exit(run, p);
 }
 
-static bool do_kill(struct fz_run *run, struct fz_proc *p)
+bool fz_do_kill(struct fz_run *run, struct fz_proc *p)
 {
 	int wstatus = 0;
 
@@ -1305,8 +1309,8 @@ static bool do_kill(struct fz_run *run, struct fz_proc *p)
 
 static bool op_kill(struct fz_run *run, struct fz_proc *p)
 {
-	log_op(run, K_KILL, p, -1, -1, "(pid %d)", p->agent.pid);
-	return do_kill(run, p);
+	fz_start_op(run, K_KILL, p, -1, -1, "(pid %d)", p->agent.pid);
+	return fz_do_kill(run, p);
 }
 
 /*
@@ -1317,7 +1321,7 @@ static bool op_kill(struct fz_run *run, struct fz_proc *p)
 static bool op_kill_busy(struct fz_run *run, struct fz_proc *p)
 {
 	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
-	int slot = pick_slot_if(run, p, slot_writable);
+	int slot = fz_pick_slot_if(run, p, fz_slot_writable);
 	unsigned int delay_us = fz_below(&run->rng, 20000);
 
 	if (slot < 0)
@@ -1325,16 +1329,16 @@ static bool op_kill_busy(struct fz_run *run, struct fz_proc *p)
 	if (p->slot[slot].kind == FZ_ANON)
 		c.len = ANON_TOUCH_LEN;
 	c.addr = FZ_ADDR(slot);
-	c.arg = op_value(run->no + 1, FZ_SAMPLES);
-	log_op(run, K_KILL_BUSY, p, p->slot[slot].kind == FZ_REGION ?
-	       p->slot[slot].region : -1, -1, "touching %d, after %u us",
-	       slot, delay_us);
+	c.arg = fz_op_value(run->no + 1, FZ_SAMPLES);
+	fz_start_op(run, K_KILL_BUSY, p, p->slot[slot].kind == FZ_REGION ?
+		    p->slot[slot].region : -1, -1, "touching %d, after %u us",
+		    slot, delay_us);
 	if (fz_agent_send(&p->agent, &c)) {
-		agent_lost(run, p, -1, -EPIPE);
+		fz_agent_lost(run, p, -1, -EPIPE);
 		return false;
 	}
 	usleep(delay_us);
-	return do_kill(run, p);
+	return fz_do_kill(run, p);
 }
 
 /* ---- the table ---- */
@@ -1370,6 +1374,13 @@ static const struct kind_def kinds[K_NR] = {
 	[K_EXIT] = { "exit", 2, op_exit, true },
 	[K_KILL] = { "kill", 2, op_kill, true },
 	[K_KILL_BUSY] = { "kill-busy", 1, op_kill_busy, true },
+	[K_FUTEX_WAIT] = { "futex-wait", 4, fz_op_futex_wait, true },
+	[K_FUTEX_WAKE] = { "futex-wake", 3, fz_op_futex_wake, true },
+	[K_GUP] = { "gup", 4, fz_op_gup, true },
+	[K_MADVISE] = { "madvise", 4, fz_op_madvise, true },
+	[K_MLOCK] = { "mlock", 2, fz_op_mlock, true },
+	[K_MSYNC] = { "msync", 2, fz_op_msync, true },
+	[K_PROCFS] = { "procfs", 1, fz_op_procfs, true },
 };
 
 const char *fz_kind_name(unsigned int kind)
@@ -1394,18 +1405,41 @@ static unsigned int pick_kind(struct fz_run *run)
 	return k;
 }
 
+/* A process asleep in a futex, if there is one, else @p. */
+static struct fz_proc *pick_sleeper(struct fz_run *run, struct fz_proc *p)
+{
+	int sleepers[FZ_MAX_PROCS], n = 0, i;
+
+	for (i = 0; i < FZ_MAX_PROCS; i++)
+		if (run->m.proc[i].live && run->m.proc[i].wait.on)
+			sleepers[n++] = i;
+	return n ? &run->m.proc[sleepers[fz_below(&run->rng, n)]] : p;
+}
+
 /* Ops that change what debugfs shows. */
 static bool changes_regions(unsigned int kind)
 {
-	return kind != K_READ && kind != K_WRITE && kind != K_TOUCH &&
-	       kind != K_TOUCH_MANY && kind != K_INFO;
+	switch (kind) {
+	case K_READ: case K_WRITE: case K_TOUCH: case K_TOUCH_MANY:
+	case K_INFO: case K_FUTEX_WAIT: case K_FUTEX_WAKE: case K_GUP:
+	case K_MADVISE: case K_MLOCK: case K_MSYNC: case K_PROCFS:
+		return false;
+	default:
+		return true;
+	}
 }
 
 bool fz_do_op(struct fz_run *run)
 {
-	unsigned int kind = pick_kind(run), before = run->no;
-	struct fz_proc *p = pick_proc(run);
+	unsigned int kind, before;
+	struct fz_proc *p;
 	char why[300];
+
+	if (!fz_check_sleepers(run))
+		return false;
+	kind = pick_kind(run);
+	before = run->no;
+	p = fz_pick_proc(run);
 
 	/*
 	 * Always someone to act; rarely the last one to go.  Few regions or
@@ -1416,12 +1450,14 @@ bool fz_do_op(struct fz_run *run)
 	else if (fz_model_live_regions(&run->m) < 2 && fz_chance(&run->rng, 30))
 		kind = K_CREATE;
 	else if ((kind == K_READ || kind == K_WRITE || kind == K_TOUCH) &&
-		 pick_slot_if(run, p, slot_mapped) < 0 &&
+		 fz_pick_slot_if(run, p, fz_slot_mapped) < 0 &&
 		 fz_chance(&run->rng, 70))
 		kind = K_MMAP;
 	else if ((kind == K_EXIT || kind == K_KILL || kind == K_KILL_BUSY) &&
 		 fz_model_live_procs(&run->m) == 1 && fz_chance(&run->rng, 80))
 		kind = K_FORK;
+	else if (kind == K_KILL && fz_chance(&run->rng, 40))
+		p = pick_sleeper(run, p);
 	if (!kinds[kind].fn(run, p))
 		return false;
 	if (run->no == before || !changes_regions(kind))
@@ -1441,11 +1477,13 @@ bool fz_finish(struct fz_run *run)
 	char why[300];
 	int i;
 
+	if (!fz_wake_all(run))
+		return false;
 	for (i = 0; i < FZ_MAX_PROCS; i++) {
 		p = &run->m.proc[i];
 		if (!p->live)
 			continue;
-		log_op(run, K_EXIT, p, -1, -1, "(end of run)");
+		fz_start_op(run, K_EXIT, p, -1, -1, "(end of run)");
 		if (!do_exit(run, p))
 			return false;
 	}
@@ -1456,23 +1494,23 @@ bool fz_finish(struct fz_run *run)
 	/* A last process removes every name and directory. */
 	if (!op_spawn(run, NULL))
 		return false;
-	p = pick_proc(run);
+	p = fz_pick_proc(run);
 	for (i = 0; i < FZ_PATHS; i++) {
 		if (run->m.path_region[i] < 0)
 			continue;
-		log_op(run, K_UNLINK, p, run->m.path_region[i], -1,
-		       "%s (end of run)", fz_path_short(i));
+		fz_start_op(run, K_UNLINK, p, run->m.path_region[i], -1,
+			    "%s (end of run)", fz_path_short(i));
 		if (!do_unlink(run, p, i))
 			return false;
 	}
 	for (i = 1; i < FZ_DIRS; i++) {
 		if (!run->m.dir_exists[i])
 			continue;
-		log_op(run, K_RMDIR, p, -1, -1, "fzd%d (end of run)", i);
+		fz_start_op(run, K_RMDIR, p, -1, -1, "fzd%d (end of run)", i);
 		if (!do_rmdir(run, p, i))
 			return false;
 	}
-	log_op(run, K_EXIT, p, -1, -1, "(end of run)");
+	fz_start_op(run, K_EXIT, p, -1, -1, "(end of run)");
 	if (!do_exit(run, p))
 		return false;
 	if (fz_model_live_regions(&run->m)) {

@@ -19,13 +19,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "mshare_fuzz.h"
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT	1
+#endif
 
 static sigjmp_buf fault_env;
 static volatile sig_atomic_t fault_armed;
@@ -146,6 +152,134 @@ static void do_info(const struct fz_cmd *c, struct fz_reply *r)
 	r->ret = n < 0 ? -errno : n;
 }
 
+/* A shared (not FUTEX_PRIVATE_FLAG) futex: keyed by what the page is. */
+static void do_futex(const struct fz_cmd *c, struct fz_reply *r)
+{
+	struct timespec ts = {
+		.tv_sec = c->arg2 / 1000,
+		.tv_nsec = (c->arg2 % 1000) * 1000000,
+	};
+
+	r->ret = ret_or_errno(syscall(SYS_futex, (void *)c->addr, c->flags,
+				      (unsigned int)c->arg,
+				      c->flags == FUTEX_WAIT ? &ts : NULL,
+				      NULL, 0));
+}
+
+/* Words of process c->arg through process_vm_readv/writev. */
+static long gup_vm(const struct fz_cmd *c, struct fz_reply *r, bool write)
+{
+	struct iovec local[FZ_SAMPLES], remote[FZ_SAMPLES];
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0; i < c->n; i++) {
+		local[i].iov_base = write ? (void *)&c->vals[i] : &r->vals[i];
+		local[i].iov_len = sizeof(long);
+		remote[i].iov_base = (void *)(c->addr + c->offs[i]);
+		remote[i].iov_len = sizeof(long);
+	}
+	if (write)
+		n = process_vm_writev(c->arg, local, c->n, remote, c->n, 0);
+	else
+		n = process_vm_readv(c->arg, local, c->n, remote, c->n, 0);
+	return ret_or_errno(n);
+}
+
+/* Words of process c->arg through /proc/PID/mem; stops at an error. */
+static long gup_mem(const struct fz_cmd *c, struct fz_reply *r, bool write)
+{
+	char path[32];
+	long done = 0;
+	unsigned int i;
+	ssize_t n;
+	off_t at;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%lu/mem", c->arg);
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < c->n; i++, done += n) {
+		at = (off_t)(c->addr + c->offs[i]);
+		if (write)
+			n = pwrite(fd, &c->vals[i], sizeof(long), at);
+		else
+			n = pread(fd, &r->vals[i], sizeof(long), at);
+		if (n != sizeof(long)) {
+			done = n < 0 ? -errno : -EIO;
+			break;
+		}
+	}
+	close(fd);
+	return done;
+}
+
+static void do_gup(const struct fz_cmd *c, struct fz_reply *r)
+{
+	switch (c->flags) {
+	case FZG_READV:
+		r->ret = gup_vm(c, r, false);
+		break;
+	case FZG_WRITEV:
+		r->ret = gup_vm(c, r, true);
+		break;
+	case FZG_MEM_READ:
+		r->ret = gup_mem(c, r, false);
+		break;
+	default:
+		r->ret = gup_mem(c, r, true);
+	}
+}
+
+/* The advice, then the sample words: what it kept. */
+static void do_madvise(const struct fz_cmd *c, struct fz_reply *r)
+{
+	r->ret = ret_or_errno(madvise((void *)c->arg2, c->len, c->arg));
+	access_words(c, r, false);
+}
+
+static long lock_call(const struct fz_cmd *c)
+{
+	void *addr = (void *)c->addr;
+
+	switch (c->flags) {
+	case FZL_MLOCK:
+		return mlock(addr, c->len);
+	case FZL_MLOCK_ONFAULT:
+		return syscall(SYS_mlock2, addr, c->len, MLOCK_ONFAULT);
+	case FZL_MUNLOCK:
+		return munlock(addr, c->len);
+	case FZL_MLOCKALL:
+		return mlockall(MCL_CURRENT | MCL_ONFAULT);
+	default:
+		return munlockall();
+	}
+}
+
+/* The call, then VmLck: what this process has locked. */
+static void do_mlock(const struct fz_cmd *c, struct fz_reply *r)
+{
+	r->ret = ret_or_errno(lock_call(c));
+	r->vmlck_kb = harness_proc_status_kb("VmLck");
+}
+
+static void do_msync(const struct fz_cmd *c, struct fz_reply *r)
+{
+	switch (c->arg) {
+	case FZY_FSYNC:
+		r->ret = ret_or_errno(fsync(c->fd));
+		break;
+	case FZY_FDATASYNC:
+		r->ret = ret_or_errno(fdatasync(c->fd));
+		break;
+	default:
+		r->ret = ret_or_errno(msync((void *)c->arg2, c->len,
+					    c->flags));
+	}
+	access_words(c, r, false);
+}
+
 static void do_cmd(const struct fz_cmd *c, struct fz_reply *r)
 {
 	switch (c->op) {
@@ -199,6 +333,21 @@ static void do_cmd(const struct fz_cmd *c, struct fz_reply *r)
 		break;
 	case FZC_RMDIR:
 		r->ret = ret_or_errno(rmdir(c->path));
+		break;
+	case FZC_FUTEX:
+		do_futex(c, r);
+		break;
+	case FZC_GUP:
+		do_gup(c, r);
+		break;
+	case FZC_MADVISE:
+		do_madvise(c, r);
+		break;
+	case FZC_MLOCK:
+		do_mlock(c, r);
+		break;
+	case FZC_MSYNC:
+		do_msync(c, r);
 		break;
 	default:
 		r->ret = -EPROTO;	/* the test and the agent disagree */
