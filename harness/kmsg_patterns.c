@@ -44,6 +44,21 @@ static const struct bad_pattern bad_patterns[] = {
 };
 
 /*
+ * What an injected allocation failure prints: fail_dump()'s line (its
+ * "name failslab, interval ..." line and stack dump follow and match
+ * nothing), the allocators' failure reports, and the page fault handler's
+ * note when a fault's page table allocation failed.  A report outside a
+ * window the fault-injection sweep armed (KMSG_INJECT_ARMED ..
+ * KMSG_INJECT_DISARMED); expected inside one.
+ */
+static const struct bad_pattern injection_patterns[] = {
+	{ "FAULT_INJECTION: forcing a failure", NULL, "fault injection" },
+	{ "page allocation failure:", NULL, "allocation failure" },
+	{ "SLUB: Unable to allocate memory", NULL, "allocation failure" },
+	{ "Huh VM_FAULT_OOM leaked out", NULL, "allocation failure" },
+};
+
+/*
  * /dev/kmsg records look like "prio,seq,usec,flags[,caller=T1];text".
  * Skip the header so a pattern can never match something in it.  The
  * header has no spaces; lines without one (fake log files) are all text.
@@ -59,12 +74,12 @@ const char *kmsg_record_text(const char *record)
 	return *p == ';' ? p + 1 : record;
 }
 
-const char *kmsg_text_report_kind(const char *text)
+static const char *match(const struct bad_pattern *bp, size_t count,
+			 const char *text)
 {
-	const struct bad_pattern *bp;
+	const struct bad_pattern *end = bp + count;
 
-	for (bp = bad_patterns; bp < bad_patterns + ARRAY_SIZE(bad_patterns);
-	     bp++) {
+	for (; bp < end; bp++) {
 		if (!strstr(text, bp->text))
 			continue;
 		if (bp->also && !strstr(text, bp->also))
@@ -72,6 +87,38 @@ const char *kmsg_text_report_kind(const char *text)
 		return bp->kind;
 	}
 	return NULL;
+}
+
+const char *kmsg_text_report_kind(const char *text)
+{
+	const char *kind = match(bad_patterns, ARRAY_SIZE(bad_patterns), text);
+
+	return kind ? kind : match(injection_patterns,
+				   ARRAY_SIZE(injection_patterns), text);
+}
+
+const char *kmsg_scan_text(struct kmsg_scan *scan, const char *text)
+{
+	const char *kind;
+
+	if (!strncmp(text, KMSG_INJECT_ARMED, strlen(KMSG_INJECT_ARMED))) {
+		scan->armed = true;
+		return NULL;
+	}
+	if (!strncmp(text, KMSG_INJECT_DISARMED,
+		     strlen(KMSG_INJECT_DISARMED))) {
+		scan->armed = false;
+		return NULL;
+	}
+	kind = match(bad_patterns, ARRAY_SIZE(bad_patterns), text);
+	if (kind)
+		return kind;
+	kind = match(injection_patterns, ARRAY_SIZE(injection_patterns), text);
+	if (kind && scan->armed) {
+		scan->expected++;
+		return NULL;
+	}
+	return kind;
 }
 
 bool kmsg_record_is_bad(const char *record)
