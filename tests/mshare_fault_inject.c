@@ -78,13 +78,16 @@ static struct mshare_agent creator;
 
 static void kmsg_mark(const char *marker, const char *name, int n)
 {
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	char line[128];
+	int fd, len;
 
+	len = snprintf(line, sizeof(line), "%s %s n=%d\n", marker, name, n);
 	/* A new open each time: /dev/kmsg rate-limits writes per open. */
-	if (fd < 0)
-		return;
-	dprintf(fd, "%s %s n=%d\n", marker, name, n);
-	close(fd);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, line, len) != len)
+		printf("harness: fault-inject: /dev/kmsg: %s\n", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 static int fail_nth_fd = -1;
@@ -144,6 +147,9 @@ static int fi_knobs(bool on)
 {
 	int ret = 0;
 
+	/* The message, not a stack dump: dumps overflow the log buffer. */
+	ret |= write_knob(FI_DIR_FS, "verbose", on ? "1" : "2");
+	ret |= write_knob(FI_DIR_PA, "verbose", on ? "1" : "2");
 	ret |= write_knob(FI_DIR_FS, "ignore-gfp-wait", on ? "N" : "Y");
 	ret |= write_knob(FI_DIR_FS, "task-filter", on ? "Y" : "N");
 	ret |= write_knob(FI_DIR_PA, "ignore-gfp-wait", on ? "N" : "Y");
@@ -707,6 +713,12 @@ static int debugfs_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	ssize_t n = -1;
 	int fd;
 
+	/*
+	 * Fault the buffer in first: a failed page allocation under
+	 * copy_to_user() is EFAULT or a short read, the mm's answer, not
+	 * debugfs's.
+	 */
+	memset(text, 0, sizeof(text));
 	fi_arm(e->name, a->n);
 	fd = open(MSHARE_REGIONS, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
