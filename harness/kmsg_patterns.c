@@ -36,6 +36,9 @@ static const struct bad_pattern bad_patterns[] = {
 	{ "refcount_t:", NULL, "refcount" },
 	{ "INFO: task", NULL, "hung task" },
 	{ "kmemleak:", "unreferenced", "kmemleak" },
+	/* page_poison=1: a freed page written to (check_poison_mem()). */
+	{ "pagealloc: memory corruption", NULL, "page poison" },
+	{ "pagealloc: single bit error", NULL, "page poison" },
 	{ "general protection", NULL, "general protection" },
 	{ "Oops", NULL, "Oops" },
 	{ "Kernel panic", NULL, "panic" },

@@ -208,6 +208,8 @@ static void test_kmsg_matcher(void)
 	CU_ASSERT_PTR_NULL(kmsg_text_report_kind("mshare: hello"));
 	/* The debug stack's first lines, as 6.12 prints them. */
 	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"pagealloc: memory corruption"), "page poison");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
 		"UBSAN: shift-out-of-bounds in mm/mshare.c:10:5"), "UBSAN");
 	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
 		"BUG: Bad page state in process init  pfn:1234"), "BUG");
