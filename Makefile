@@ -62,7 +62,7 @@ $(error SERIES=seed: not for $(filter bench gdb check-series export-patches,$(MA
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness run test fuzz bench valgrind gdb \
+.PHONY: all linux deps source config kernel harness run test fuzz bench coverage valgrind gdb \
 	check-series export-patches clean distclean help
 
 all: linux
@@ -77,6 +77,7 @@ help:
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
 	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
+	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
 	@echo '  make check-series build every prefix of mm-patches/series'
@@ -157,6 +158,12 @@ fuzz: linux
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
 	@bash $(ROOT)/uml/bench.sh
+
+# The test kernel with UML's gcov in objects of its own, the suite and a
+# short fuzz run on it, lcov's HTML and a summary (uml/coverage.sh).
+COVERAGE_FUZZ_SECONDS ?= 30
+coverage: source harness $(INITRAMFS_LIST) $(INITRAMFS_CONFIG)
+	@bash $(ROOT)/uml/coverage.sh $(SRC) $(COVERAGE_FUZZ_SECONDS) $(FRAGMENTS) $(INITRAMFS_CONFIG)
 
 # Boot under gdb, stopped at find_shared_vma when the selected test faults
 # into an mshare region (T=suite[/test]).
