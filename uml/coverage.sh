@@ -24,7 +24,16 @@ mkdir -p "$obj"
 	-O "$obj" "$obj/.config" "$@" "$cfg" >/dev/null)
 "${kmake[@]}" -s olddefconfig
 sh "$root/uml/check-config.sh" "$obj/.config" "$@" "$cfg"
-"${kmake[@]}" linux
+
+# gcc 12's libgcov.a defines mangle_path(), as fs/seq_file.c does: the link
+# fails with "multiple definition of `mangle_path'".  Link a copy with
+# libgcov's renamed, found first through LIBRARY_PATH (gcc appends
+# MACHINE/VERSION to each of its directories).
+gcovlib=$out/gcov/$(gcc -dumpmachine)/$(gcc -dumpversion)
+mkdir -p "$gcovlib"
+objcopy --redefine-sym mangle_path=__gcov_mangle_path \
+	"$(gcc -print-file-name=libgcov.a)" "$gcovlib/libgcov.a"
+LIBRARY_PATH=$out/gcov "${kmake[@]}" linux
 
 # Counters of earlier runs would add up: start from none.
 find "$obj" -name '*.gcda' -delete
@@ -35,9 +44,10 @@ echo "coverage: $fuzz_seconds s of the fuzzer, seed 1"
 LINUX=$obj/linux bash "$root/uml/fuzz.sh" --quiet --seconds "$fuzz_seconds" \
 	--seed 1 --log "$out/fuzz.log" || echo "coverage: the fuzz run failed (see $out/fuzz.log); counting anyway"
 
+# geninfo's own warnings (Debian's lcov 1.16 with gcc 12) go to lcov.log.
 lcov "${lcov_opts[@]}" --capture --directory "$obj/mm" \
 	--directory "$obj/arch/um/kernel" --directory "$obj/fs" \
-	--output-file "$out/all.info"
+	--output-file "$out/all.info" 2>"$out/lcov.log"
 lcov "${lcov_opts[@]}" --extract "$out/all.info" '*/mm/mshare.c' \
 	'*/mm/memory.c' '*/arch/um/kernel/tlb.c' --output-file "$out/mshare.info"
 rm -rf "$out/html"
