@@ -67,9 +67,17 @@ struct fi_entry {
 		      char *bad, size_t size);
 	/* The errno besides ENOMEM the operation may fail with, or 0. */
 	int also_errno;
+	/*
+	 * If set, only allocations with this function on their stack count
+	 * (the stack-trace filter's require range): the allocations of the
+	 * debug stack (kmemleak, stack depot, debug objects) come and go
+	 * between attempts and shift fail-nth's count, so that a plain sweep
+	 * can step over one of mshare's own allocations.
+	 */
+	const char *only_under;
 };
 
-static struct fi_row rows[16];
+static struct fi_row rows[20];
 static unsigned int nrows;
 static struct fi_attempt *shared;
 static struct mshare_agent creator;
@@ -156,6 +164,55 @@ static int fi_knobs(bool on)
 	ret |= write_knob(FI_DIR_PA, "ignore-gfp-highmem", on ? "N" : "Y");
 	ret |= write_knob(FI_DIR_PA, "min-order", on ? "0" : "1");
 	ret |= write_knob(FI_DIR_PA, "task-filter", on ? "Y" : "N");
+	return ret;
+}
+
+/* [start, end) of kernel function @name from /proc/kallsyms, or -errno. */
+static int kallsyms_range(const char *name, unsigned long *start,
+			  unsigned long *end)
+{
+	unsigned long addr, next = ~0UL;
+	char line[256], sym[128], type;
+	FILE *f;
+
+	*start = 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			*start = addr;
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx", &addr) == 1 && addr > *start &&
+		    addr < next)
+			next = addr;
+	fclose(f);
+	if (!*start || next == ~0UL)
+		return -ENOENT;
+	*end = next;
+	return 0;
+}
+
+/* Count only allocations under @fn (NULL: every allocation again). */
+static int fi_only_under(const char *fn)
+{
+	unsigned long start = 0, end = ~0UL;
+	char lo[32], hi[32];
+	int ret = 0;
+
+	if (fn) {
+		ret = kallsyms_range(fn, &start, &end);
+		if (ret)
+			return ret;
+	}
+	snprintf(lo, sizeof(lo), "%#lx", start);
+	snprintf(hi, sizeof(hi), "%#lx", end);
+	ret |= write_knob(FI_DIR_FS, "require-start", lo);
+	ret |= write_knob(FI_DIR_FS, "require-end", hi);
+	ret |= write_knob(FI_DIR_PA, "require-start", lo);
+	ret |= write_knob(FI_DIR_PA, "require-end", hi);
 	return ret;
 }
 
@@ -739,28 +796,34 @@ static int debugfs_attempt(const struct fi_entry *e, struct fi_attempt *a)
 
 static const struct fi_entry entries[] = {
 	{ "create", "fi_create", MSHARE_ADDR(120), NULL, NULL,
-	  create_attempt, create_check, 0 },
-	{ "mkdir", "fi_mkdir", 0, NULL, NULL, mkdir_attempt, mkdir_check, 0 },
+	  create_attempt, create_check, 0, NULL },
+	{ "mkdir", "fi_mkdir", 0, NULL, NULL, mkdir_attempt, mkdir_check, 0, NULL },
 	{ "creator_mmap", "fi_creator", MSHARE_ADDR(121), creator_setup,
-	  unlink_teardown, creator_attempt, creator_check, 0 },
+	  unlink_teardown, creator_attempt, creator_check, 0, NULL },
 	{ "follower_mmap", "fi_follower", MSHARE_ADDR(122), region_up,
-	  region_down, follower_attempt, mapped_check, 0 },
+	  region_down, follower_attempt, mapped_check, 0, NULL },
 	{ "first_fault", "fi_fault", MSHARE_ADDR(123), fault_setup,
-	  region_down, fault_attempt, fault_check, 0 },
+	  region_down, fault_attempt, fault_check, 0, NULL },
 	{ "fork", "fi_fork", MSHARE_ADDR(124), region_up, region_down,
-	  fork_attempt, mapped_check, EAGAIN },
+	  fork_attempt, mapped_check, EAGAIN, NULL },
 	{ "unlink", "fi_unlink", MSHARE_ADDR(125), region_up, region_down,
-	  unlink_attempt, unlink_check, 0 },
+	  unlink_attempt, unlink_check, 0, NULL },
 	{ "rename", "fi_rename", MSHARE_ADDR(126), region_up, region_down,
-	  rename_attempt, rename_check, 0 },
+	  rename_attempt, rename_check, 0, NULL },
 	{ "link", "fi_link", MSHARE_ADDR(127), region_up, region_down,
-	  rename_attempt, rename_check, 0 },
+	  rename_attempt, rename_check, 0, NULL },
 	{ "munmap", "fi_munmap", MSHARE_ADDR(128), region_up, region_down,
-	  munmap_attempt, mapped_check, 0 },
+	  munmap_attempt, mapped_check, 0, NULL },
 	{ "exit", "fi_exit", MSHARE_ADDR(129), region_up, region_down,
-	  NULL, mapped_check, 0 },
+	  NULL, mapped_check, 0, NULL },
 	{ "debugfs_read", "fi_debugfs", MSHARE_ADDR(130), region_up,
-	  region_down, debugfs_attempt, NULL, 0 },
+	  region_down, debugfs_attempt, NULL, 0, NULL },
+	/* The same, failing only allocations made under mm/mshare.c. */
+	{ "create", "fi_create", MSHARE_ADDR(120), NULL, NULL,
+	  create_attempt, create_check, 0, "msharefs_mknod" },
+	{ "creator_mmap", "fi_creator", MSHARE_ADDR(121), creator_setup,
+	  unlink_teardown, creator_attempt, creator_check, 0,
+	  "msharefs_mmap" },
 };
 
 static int attempt_child(void *arg)
@@ -785,8 +848,14 @@ static void sweep(const struct fi_entry *e)
 	int n, ret;
 
 	memset(r, 0, sizeof(*r));
-	r->name = e->name;
+	r->name = e->only_under ? e->only_under : e->name;
 	r->points = -1;
+	if (e->only_under) {
+		ret = fi_only_under(e->only_under);
+		MSHARE_ASSERT_EQ(ret, 0);
+		if (ret)
+			return;
+	}
 	if (e->setup) {
 		ret = e->setup(e);
 		MSHARE_ASSERT_EQ(ret, 0);
@@ -839,6 +908,8 @@ static void sweep(const struct fi_entry *e)
 	}
 	if (e->teardown)
 		e->teardown(e);
+	if (e->only_under)
+		MSHARE_ASSERT_EQ(fi_only_under(NULL), 0);
 	print_row(r);
 	CU_ASSERT_TRUE(r->points >= 0);
 	MSHARE_ASSERT_EQ(r->other, 0);
@@ -863,6 +934,8 @@ FI_TEST(test_link, 8)
 FI_TEST(test_munmap, 9)
 FI_TEST(test_exit, 10)
 FI_TEST(test_debugfs_read, 11)
+FI_TEST(test_create_in_mshare, 12)
+FI_TEST(test_creator_mmap_in_mshare, 13)
 
 /* The table, and no region of the sweep left behind. */
 static void test_table(void)
@@ -896,6 +969,8 @@ static const struct harness_test fault_inject_tests[] = {
 	{ "munmap", test_munmap },
 	{ "exit", test_exit },
 	{ "debugfs_read", test_debugfs_read },
+	{ "create_in_mshare", test_create_in_mshare },
+	{ "creator_mmap_in_mshare", test_creator_mmap_in_mshare },
 	{ "nothing_left", test_table },
 	{ NULL, NULL },
 };
