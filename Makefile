@@ -86,7 +86,7 @@ endif
 endif
 
 .PHONY: all linux deps source config kernel harness run test fuzz bench valgrind gdb \
-	check-series export-patches clean distclean help selftests selftests-record-base
+	check-series export-patches clean distclean help selftests selftests-record-base coverage
 
 all: linux
 
@@ -102,6 +102,7 @@ help:
 	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
 	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
+	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
 	@echo '  make check-series build every prefix of mm-patches/series'
@@ -197,6 +198,12 @@ selftests-record-base:
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
 	@bash $(ROOT)/uml/bench.sh
+
+# The test kernel with UML's gcov in objects of its own, the suite and a
+# short fuzz run on it, lcov's HTML and a summary (uml/coverage.sh).
+COVERAGE_FUZZ_SECONDS ?= 30
+coverage: source harness $(INITRAMFS_LIST) $(INITRAMFS_CONFIG)
+	@bash $(ROOT)/uml/coverage.sh $(SRC) $(COVERAGE_FUZZ_SECONDS) $(FRAGMENTS) $(INITRAMFS_CONFIG)
 
 # Boot under gdb, stopped at find_shared_vma when the selected test faults
 # into an mshare region (T=suite[/test]).

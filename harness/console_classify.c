@@ -92,6 +92,7 @@ static bool seen_before(char seen[][LINE_MAX_LEN], int count,
 int console_classify(const char *path, FILE *out)
 {
 	static char seen[REPORTS_MAX][LINE_MAX_LEN];
+	struct kmsg_scan scan = { 0 };
 	char line[LINE_MAX_LEN];
 	const char *kind;
 	int count = 0;
@@ -106,7 +107,7 @@ int console_classify(const char *path, FILE *out)
 	}
 	while (count < REPORTS_MAX && fgets(line, sizeof(line), f)) {
 		text = line_text(line);
-		kind = kmsg_text_report_kind(text);
+		kind = kmsg_scan_text(&scan, text);
 		if (!kind || is_echo(text) || seen_before(seen, count, text))
 			continue;
 		snprintf(seen[count++], LINE_MAX_LEN, "%s", text);

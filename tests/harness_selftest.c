@@ -206,6 +206,49 @@ static void test_kmsg_matcher(void)
 	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
 		"WARNING: CPU: 0 PID: 1 at mm/mshare.c:10"), "WARNING");
 	CU_ASSERT_PTR_NULL(kmsg_text_report_kind("mshare: hello"));
+	/* The debug stack's first lines, as 6.12 prints them. */
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"pagealloc: memory corruption"), "page poison");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"UBSAN: shift-out-of-bounds in mm/mshare.c:10:5"), "UBSAN");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"BUG: Bad page state in process init  pfn:1234"), "BUG");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"BUG: Bad rss-counter state mm:0000 type:MM_ANONPAGES val:1 Comm:init Pid:1"),
+		"BUG");
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(
+		"BUG: sleeping function called from invalid context at mm/x.c:1"),
+		"BUG");
+}
+
+/*
+ * Injection lines are reports, except between the sweep's markers; a real
+ * report inside the window still is one.
+ */
+static void test_kmsg_injection_window(void)
+{
+	struct kmsg_scan scan = { 0 };
+	const char *inject = "FAULT_INJECTION: forcing a failure.";
+
+	CU_ASSERT_STRING_EQUAL(kmsg_text_report_kind(inject), "fault injection");
+	CU_ASSERT_TRUE(kmsg_record_is_bad("5,1,2,-;FAULT_INJECTION: forcing a failure."));
+	CU_ASSERT_STRING_EQUAL(kmsg_scan_text(&scan, inject), "fault injection");
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan, KMSG_INJECT_ARMED " create n=3"));
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan, inject));
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan,
+		"init: page allocation failure: order:0, mode:0xcc0(GFP_KERNEL)"));
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan,
+		"Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF"));
+	CU_ASSERT_STRING_EQUAL(kmsg_scan_text(&scan,
+		"WARNING: CPU: 0 PID: 1 at mm/mshare.c:10"), "WARNING");
+	CU_ASSERT_EQUAL(scan.expected, 3);
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan, KMSG_INJECT_DISARMED));
+	CU_ASSERT_STRING_EQUAL(kmsg_scan_text(&scan, inject), "fault injection");
+	/* A real allocation failure is no report (mshare_oom provokes one). */
+	CU_ASSERT_PTR_NULL(kmsg_scan_text(&scan,
+		"SLUB: Unable to allocate memory on node -1, gfp=0xcc0"));
+	CU_ASSERT_PTR_NULL(kmsg_text_report_kind(
+		"init: page allocation failure: order:0, mode:0x140cca"));
 }
 
 /*
@@ -315,6 +358,7 @@ static const struct harness_test harness_tests[] = {
 	{ "options_cmdline", test_options_cmdline },
 	{ "options_positional", test_options_positional },
 	{ "kmsg_matcher", test_kmsg_matcher },
+	{ "kmsg_injection_window", test_kmsg_injection_window },
 	{ "console_classify", test_console_classify },
 	{ "meminfo_parser", test_meminfo_parser },
 	{ "run_child", test_run_child },

@@ -74,6 +74,22 @@ stage_fuzz() {
 	fi
 }
 
+# Negative controls of the debug stack (tests/negative_control_debug.c): a
+# UBSAN report and a fault injection outside the sweep's armed window must
+# each fail their test, and for that reason.
+stage_negative_debug() {
+	local rc=0 log=$out/negative-debug.log kinds
+	echo "test: == negative control: UBSAN and an unarmed fault injection must fail =="
+	bash "$run" --quiet --log "$log" --tests negative_control_debug || rc=$?
+	kinds=$("$host_harness" --classify-console "$log" | cut -f 1 | sort -u | tr '\n' ' ')
+	if [ "$rc" -ne 0 ] && grep -q '^harness: 1 passed, 2 failed' "$log" &&
+	   [ "$kinds" = "UBSAN fault injection " ]; then
+		stage_result negative-debug yes ""
+	else
+		stage_result negative-debug no "exit $rc, reports '$kinds' (want both tests FAILED by UBSAN and fault injection; see $log)"
+	fi
+}
+
 # Negative control: a test that makes the kernel print a WARNING must fail
 # the run, and for that reason, not because the kernel crashed.
 stage_negative_control() {
@@ -205,6 +221,7 @@ stage_results
 stage_selftests
 stage_fuzz
 stage_negative_control
+stage_negative_debug
 stage_selection
 stage_oom
 stage_valgrind
