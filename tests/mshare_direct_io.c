@@ -139,25 +139,8 @@ static void run_dio_case(struct dio_case *c)
 	mshare_report_free(c->report);
 }
 
-static void direct_io_region(void)
-{
-	struct dio_case c = {
-		.target = { .kind = SHM_REGION, .name = "dio_region",
-			    .addr = DIO_ADDR(0) },
-	};
-
-	run_dio_case(&c);
-}
-
-static void direct_io_memfd(void)
-{
-	struct dio_case c = {
-		.target = { .kind = SHM_MEMFD, .name = "dio_memfd",
-			    .addr = DIO_ADDR(1) },
-	};
-
-	run_dio_case(&c);
-}
+SHM_TEST_PAIR(struct dio_case, direct_io, run_dio_case,
+	      DIO_ADDR(0), DIO_ADDR(1))
 
 static const struct harness_test mshare_direct_io_tests[] = {
 	{ "direct_io_region", direct_io_region },

@@ -21,6 +21,10 @@
 #define EXEC_WORD	(3 * PT_SPAN / sizeof(long))
 #define EXEC_VALUE	0xe8ecUL
 
+struct exec_case {
+	struct shm_target target;
+};
+
 static int execing_sharer(void *arg)
 {
 	const struct shm_target *t = arg;
@@ -45,8 +49,9 @@ static int reading_sharer(void *arg)
 	return p[EXEC_WORD] == EXEC_VALUE && p[0] == 1 ? 0 : 2;
 }
 
-static void run_exec_case(struct shm_target *t)
+static void run_exec_case(struct exec_case *c)
 {
+	struct shm_target *t = &c->target;
 	struct harness_child_result res;
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(t), 0);
@@ -63,21 +68,8 @@ static void run_exec_case(struct shm_target *t)
 	CU_ASSERT_EQUAL(shm_target_teardown(t), 0);
 }
 
-static void exec_after_write_region(void)
-{
-	struct shm_target t = { .kind = SHM_REGION, .name = "exec_region",
-				.addr = EXEC_ADDR(0) };
-
-	run_exec_case(&t);
-}
-
-static void exec_after_write_memfd(void)
-{
-	struct shm_target t = { .kind = SHM_MEMFD, .name = "exec_memfd",
-				.addr = EXEC_ADDR(1) };
-
-	run_exec_case(&t);
-}
+SHM_TEST_PAIR(struct exec_case, exec_after_write, run_exec_case,
+	      EXEC_ADDR(0), EXEC_ADDR(1))
 
 static const struct harness_test mshare_exec_tests[] = {
 	{ "exec_after_write_region", exec_after_write_region },

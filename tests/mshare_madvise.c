@@ -100,25 +100,8 @@ static void run_dontfork_case(struct madvise_case *c)
 	mshare_report_free(c->report);
 }
 
-static void dontfork_then_fork_region(void)
-{
-	struct madvise_case c = {
-		.target = { .kind = SHM_REGION, .name = "dontfork_region",
-			    .addr = MADV_ADDR(0) },
-	};
-
-	run_dontfork_case(&c);
-}
-
-static void dontfork_then_fork_memfd(void)
-{
-	struct madvise_case c = {
-		.target = { .kind = SHM_MEMFD, .name = "dontfork_memfd",
-			    .addr = MADV_ADDR(1) },
-	};
-
-	run_dontfork_case(&c);
-}
+SHM_TEST_PAIR(struct madvise_case, dontfork_then_fork, run_dontfork_case,
+	      MADV_ADDR(0), MADV_ADDR(1))
 
 /* What one advice does to a mapping */
 struct advice_outcome {

@@ -81,25 +81,8 @@ static void run_msync_case(struct msync_case *c)
 	mshare_report_free(c->report);
 }
 
-static void msync_and_fsync_region(void)
-{
-	struct msync_case c = {
-		.target = { .kind = SHM_REGION, .name = "msync_region",
-			    .addr = MSYNC_ADDR(0) },
-	};
-
-	run_msync_case(&c);
-}
-
-static void msync_and_fsync_memfd(void)
-{
-	struct msync_case c = {
-		.target = { .kind = SHM_MEMFD, .name = "msync_memfd",
-			    .addr = MSYNC_ADDR(1) },
-	};
-
-	run_msync_case(&c);
-}
+SHM_TEST_PAIR(struct msync_case, msync_and_fsync, run_msync_case,
+	      MSYNC_ADDR(0), MSYNC_ADDR(1))
 
 static const struct harness_test mshare_msync_tests[] = {
 	{ "msync_and_fsync_region", msync_and_fsync_region },

@@ -171,25 +171,8 @@ static void run_swap_case(struct swap_case *c)
 	mshare_report_free(c->report);
 }
 
-static void pageout_then_other_sharers_region(void)
-{
-	struct swap_case c = {
-		.target = { .kind = SHM_REGION, .name = "swap_region",
-			    .addr = SWAP_ADDR(0) },
-	};
-
-	run_swap_case(&c);
-}
-
-static void pageout_then_other_sharers_memfd(void)
-{
-	struct swap_case c = {
-		.target = { .kind = SHM_MEMFD, .name = "swap_memfd",
-			    .addr = SWAP_ADDR(1) },
-	};
-
-	run_swap_case(&c);
-}
+SHM_TEST_PAIR(struct swap_case, pageout_then_other_sharers, run_swap_case,
+	      SWAP_ADDR(0), SWAP_ADDR(1))
 
 static const struct harness_test mshare_swap_tests[] = {
 	{ "pageout_then_other_sharers_region",

@@ -27,6 +27,27 @@ struct shm_target {
 	unsigned long memfd_size;
 };
 
+/*
+ * The two tests of a comparison: TEST_region() and TEST_memfd() run
+ * RUN(&c) on a TYPE c whose .target is a region at ADDR_REGION or a memfd
+ * at ADDR_MEMFD (TYPE: a test file's case struct, with .target first).
+ */
+#define SHM_TEST_PAIR(type, test, run, addr_region, addr_memfd)	\
+static void test##_region(void)						\
+{									\
+	type c = { .target = { .kind = SHM_REGION,			\
+			       .name = #test "_region",			\
+			       .addr = (addr_region) } };		\
+	run(&c);							\
+}									\
+static void test##_memfd(void)						\
+{									\
+	type c = { .target = { .kind = SHM_MEMFD,			\
+			       .name = #test "_memfd",			\
+			       .addr = (addr_memfd) } };		\
+	run(&c);							\
+}
+
 /* "region" or "memfd", for messages */
 const char *shm_kind_name(enum shm_kind kind);
 
