@@ -82,10 +82,10 @@ static int direct_io_sharer(void *arg)
 	unsigned long *p, i;
 	int fd;
 
-	mshare_report_step(r, "map and write");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "map and write");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	for (i = 0; i < LEN / sizeof(long); i++)
 		at(p, SRC_OFF)[i] = mshare_pattern(i, 1);
 	mshare_report_step(r, "open O_DIRECT");
@@ -112,10 +112,9 @@ static int reading_sharer(void *arg)
 	struct mshare_report *r = c->report;
 	unsigned long *p;
 
-	mshare_report_step(r, "map read-only");
-	p = shm_target_map(&c->target, PROT_READ);
+	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "what the disk read into it");
 	if (!holds_pattern(at(p, DST_OFF), 1))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);

@@ -3,9 +3,10 @@
  * Process-shared futexes in a region connect the processes that map it,
  * as in a MAP_SHARED memfd mapping: a FUTEX_WAKE in one wakes a waiter in
  * another, pthread process-shared mutexes hand over between them (and a
- * robust one reports its holder's death), and a read-only sharer may wait.  A region's pages are anonymous pages of the
- * region's mm, and a futex key made of one sharer's own mm (the key of a
- * futex in private anonymous memory) connects no two processes.
+ * robust one reports its holder's death), and a read-only sharer may
+ * wait.  A region's pages are anonymous pages of the region's mm, and a
+ * futex key made of one sharer's own mm (the key of a futex in private
+ * anonymous memory) connects no two processes.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,10 +48,10 @@ static int futex_waiter(void *arg)
 	struct timespec ts = { .tv_sec = WAIT_SECONDS };
 	unsigned long *p;
 
-	mshare_report_step(r, "waiter: map");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "waiter: map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "waiter: FUTEX_WAIT");
 	if (futex(&p[WORD_FUTEX], FUTEX_WAIT, 0, &ts))
 		return mshare_report_fail(r, errno);
@@ -224,10 +225,10 @@ static int robust_contender(void *arg)
 	unsigned long *p;
 	int err;
 
-	mshare_report_step(r, "contender: map");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "contender: map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "contender: lock, owner dies");
 	err = pthread_mutex_lock(&lock_in(p)->mutex);
 	if (err != EOWNERDEAD)
@@ -276,10 +277,9 @@ static int read_only_waiter(void *arg)
 	struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
 	unsigned long *p;
 
-	mshare_report_step(r, "map read-only");
-	p = shm_target_map(&c->target, PROT_READ);
+	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "FUTEX_WAIT, the word changed");
 	if (!futex(&p[WORD_WRITTEN], FUTEX_WAIT, 0, &ts) || errno != EAGAIN)
 		return mshare_report_fail(r, errno);

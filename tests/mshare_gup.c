@@ -125,10 +125,9 @@ static int gup_sharer(void *arg)
 	volatile unsigned long *p;
 	int err;
 
-	mshare_report_step(r, "map");
-	p = shm_target_map(&c->target, c->prot);
+	p = shm_target_map_step(&c->target, c->prot, r, "map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "kernel page lookup");
 	err = c->lookup((unsigned long *)p);
 	if (err)
@@ -269,10 +268,9 @@ static int moving_sharer(void *arg)
 	unsigned long *p;
 	int err;
 
-	mshare_report_step(r, "map");
-	p = shm_target_map(&c->target, c->prot);
+	p = shm_target_map_step(&c->target, c->prot, r, "map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "move data");
 	err = c->move(p);
 	if (err)

@@ -56,10 +56,9 @@ static int dontfork_parent(void *arg)
 	unsigned long *p;
 	pid_t pid;
 
-	mshare_report_step(r, "map");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r, "map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	/* Our PGD entry leads to the region's tables from now on. */
 	mshare_report_step(r, "our mapping before the fork");
 	if (p[0] != 1)

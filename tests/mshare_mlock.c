@@ -76,19 +76,30 @@ static void fill(unsigned long *p, long n)
 		p[i * PAGE / sizeof(long)] = i + 1;
 }
 
+/* Map the memory and write the range: the range, or NULL (reported) */
+static unsigned long *map_and_fill(struct mlock_case *c)
+{
+	unsigned long *p = shm_target_map_step(&c->target,
+					       PROT_READ | PROT_WRITE,
+					       c->report, "map and write");
+	unsigned long *range;
+
+	if (!p)
+		return NULL;
+	range = p + RANGE_OFF / sizeof(long);
+	fill(range, NPAGES);
+	return range;
+}
+
 /* Write the range, mlock() it, and look at what got locked */
 static int locking_sharer(void *arg)
 {
 	struct mlock_case *c = arg;
 	struct mshare_report *r = c->report;
-	unsigned long *p, *range;
+	unsigned long *range = map_and_fill(c);
 
-	mshare_report_step(r, "map and write");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
-	if (!p)
-		return mshare_report_fail(r, errno);
-	range = p + RANGE_OFF / sizeof(long);
-	fill(range, NPAGES);
+	if (!range)
+		return 1;
 	mshare_report_step(r, "mlock");
 	if (mlock(range, NPAGES * PAGE))
 		return mshare_report_fail(r, errno);
@@ -166,14 +177,10 @@ static int later_sharer(void *arg)
 {
 	struct mlock_case *c = arg;
 	struct mshare_report *r = c->report;
-	unsigned long *p, *range;
+	unsigned long *range = map_and_fill(c);
 
-	mshare_report_step(r, "map and write");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
-	if (!p)
-		return mshare_report_fail(r, errno);
-	range = p + RANGE_OFF / sizeof(long);
-	fill(range, NPAGES);
+	if (!range)
+		return 1;
 	mshare_report_step(r, "pages PG_mlocked");
 	if (count_mlocked(range, NPAGES) != 0)
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);

@@ -39,10 +39,10 @@ static int syncing_sharer(void *arg)
 	unsigned long *p;
 	int fd;
 
-	mshare_report_step(r, "map and write");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "map and write");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	p[PAGE / sizeof(long)] = 2;
 	mshare_report_step(r, "msync(MS_SYNC) of a page");
 	if (msync(p + PAGE / sizeof(long), PAGE, MS_SYNC))

@@ -93,10 +93,10 @@ static int paging_out_sharer(void *arg)
 	unsigned long *p;
 	long before;
 
-	mshare_report_step(r, "map and write");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "map and write");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	fill(range_of(p), 1);
 	before = pages_swapped_out();
 	mshare_report_step(r, "MADV_PAGEOUT");
@@ -113,10 +113,10 @@ static int swapping_in_sharer(void *arg)
 	struct mshare_report *r = c->report;
 	unsigned long *p;
 
-	mshare_report_step(r, "map");
-	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "map");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "read the swapped pages");
 	if (count_wrong(range_of(p), 1))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
@@ -132,10 +132,9 @@ static int checking_sharer(void *arg)
 	struct mshare_report *r = c->report;
 	unsigned long *p;
 
-	mshare_report_step(r, "map read-only");
-	p = shm_target_map(&c->target, PROT_READ);
+	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
 	if (!p)
-		return mshare_report_fail(r, errno);
+		return 1;
 	mshare_report_step(r, "read the second sharer's data");
 	if (count_wrong(range_of(p), 2) || p[0] != 1)
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);

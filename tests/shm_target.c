@@ -86,6 +86,18 @@ void *shm_target_map(const struct shm_target *t, int prot)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+void *shm_target_map_step(const struct shm_target *t, int prot,
+			  struct mshare_report *r, const char *step)
+{
+	void *p;
+
+	mshare_report_step(r, step);
+	p = shm_target_map(t, prot);
+	if (!p)
+		mshare_report_fail(r, errno);
+	return p;
+}
+
 int shm_target_teardown(struct shm_target *t)
 {
 	if (t->kind == SHM_MEMFD)

@@ -9,6 +9,7 @@
 #define TESTS_SHM_TARGET_H
 
 #include "harness.h"
+#include "mshare_util.h"
 
 enum shm_kind {
 	SHM_REGION,
@@ -64,6 +65,13 @@ int shm_target_setup(struct shm_target *t);
  * set on failure.
  */
 void *shm_target_map(const struct shm_target *t, int prot);
+
+/*
+ * shm_target_map() in a child that reports its steps: @step is recorded
+ * first, and a failure is reported with its errno.  NULL on failure.
+ */
+void *shm_target_map_step(const struct shm_target *t, int prot,
+			  struct mshare_report *r, const char *step);
 
 /* In the test: unlink the region and wait until it is gone, or close. */
 int shm_target_teardown(struct shm_target *t);
