@@ -8,6 +8,8 @@
  *   mshare_fuzz_ops.c    one function per operation: pick, do, check, apply
  *   mshare_fuzz_mm.c     the operations of the rest of mm on regions: futex,
  *                        GUP, madvise, mlock, msync, /proc reads
+ *   mshare_fuzz_region.c the operations that change a region for every
+ *                        sharer: mprotect, a file moved in with mremap
  *   mshare_fuzz_model.c  the model: regions, names, processes, debugfs view
  *   mshare_fuzz_proc.c   the agent processes and the protocol to drive them
  *   mshare_fuzz_log.c    the numbered op log, and the kernel log reader
@@ -37,6 +39,8 @@
 #define FZ_PATHS	(FZ_NAMES * FZ_DIRS)
 #define FZ_MAX_REGIONS	40
 #define FZ_PATH_MAX	48
+/* Pages of a region that files were moved into, at most */
+#define FZ_FILE_PAGES	8
 #define FZ_NAME_MAX	16
 /*
  * The word of each 2 MiB span that a touch writes, one lane per process
@@ -72,6 +76,7 @@ enum fz_cmd_op {
 	FZC_MADVISE,	/* madvise(arg2, len, arg), then FZC_READ */
 	FZC_MLOCK,	/* enum fz_lock_how (addr, len), then VmLck */
 	FZC_MSYNC,	/* arg: fz_sync_how; msync(arg2, len, flags); READ */
+	FZC_MOVE_FILE,	/* map path's first page shared, mremap it to addr */
 	FZC_FORK,	/* fork; the child talks over the socket passed along */
 	FZC_EXIT,	/* _exit(0), no reply */
 };
@@ -211,6 +216,9 @@ struct fz_region {
 	bool writable;		/* its first mapping was: the region's vma is */
 	unsigned long offs[FZ_SAMPLES];
 	unsigned long vals[FZ_SAMPLES];
+	/* Pages a file was moved into (mremap): a file's part for good */
+	unsigned long file_pages[FZ_FILE_PAGES];
+	unsigned int nr_file_pages;
 };
 
 struct fz_model {
@@ -348,7 +356,7 @@ enum fz_kind {
 	K_LINK, K_RENAME, K_MMAP, K_ANON, K_MUNMAP, K_MPROTECT, K_MREMAP,
 	K_READ, K_WRITE, K_TOUCH, K_TOUCH_MANY, K_SPAWN, K_FORK, K_EXIT,
 	K_KILL, K_KILL_BUSY, K_FUTEX_WAIT, K_FUTEX_WAKE, K_GUP, K_MADVISE,
-	K_MLOCK, K_MSYNC, K_PROCFS, K_NR
+	K_MLOCK, K_MSYNC, K_PROCFS, K_MOVE_FILE, K_NR
 };
 
 /* ---- the ops of the rest of mm (mshare_fuzz_mm.c) ---- */
@@ -360,6 +368,11 @@ bool fz_op_madvise(struct fz_run *run, struct fz_proc *p);
 bool fz_op_mlock(struct fz_run *run, struct fz_proc *p);
 bool fz_op_msync(struct fz_run *run, struct fz_proc *p);
 bool fz_op_procfs(struct fz_run *run, struct fz_proc *p);
+
+/* ---- the ops that change a region for every sharer (mshare_fuzz_region.c) ---- */
+
+bool fz_op_mprotect(struct fz_run *run, struct fz_proc *p);
+bool fz_op_move_file(struct fz_run *run, struct fz_proc *p);
 /*
  * Before each op: a sleeper that answered was woken by no one the model
  * knows of; one asleep for too long is woken (or killed).  false once the

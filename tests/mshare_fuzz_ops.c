@@ -922,32 +922,6 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 	return true;
 }
 
-static bool op_mprotect(struct fz_run *run, struct fz_proc *p)
-{
-	struct fz_cmd c = { .op = FZC_MPROTECT, .len = GIB };
-	int slot = fz_pick_slot(run, p, fz_slot_region, 90);
-	struct fz_slot *s = &p->slot[slot];
-	int region = s->kind == FZ_REGION ? s->region : -1;
-	bool part = fz_chance(&run->rng, 50);
-	struct fz_reply r;
-	int want = EINVAL;
-
-	if (s->kind == FZ_ANON)
-		return true;
-	c.addr = FZ_ADDR(slot);
-	c.prot = fz_chance(&run->rng, 50) ? PROT_READ : PROT_NONE;
-	if (part) {
-		c.addr += fz_below(&run->rng, GIB / PAGE) * PAGE;
-		c.len = PAGE;
-	}
-	if (s->kind == FZ_EMPTY)
-		want = ENOMEM;
-	fz_start_op(run, K_MPROTECT, p, region, -1, "at %d %s%s", slot,
-		    c.prot ? "ro" : "none", part ? " one page" : "");
-	return fz_call(run, p, region, &c, &r) &&
-	       fz_expect_err(run, p, region, want, &r);
-}
-
 static bool op_mremap(struct fz_run *run, struct fz_proc *p)
 {
 	static const char *const how_name[] = { "", "grow", "shrink" };
@@ -1363,7 +1337,8 @@ static const struct kind_def kinds[K_NR] = {
 	[K_MMAP] = { "mmap", 12, op_mmap, true },
 	[K_ANON] = { "anon", 2, op_anon, true },
 	[K_MUNMAP] = { "munmap", 5, op_munmap, true },
-	[K_MPROTECT] = { "mprotect", 2, op_mprotect, true },
+	[K_MPROTECT] = { "mprotect", 3, fz_op_mprotect, true },
+	[K_MOVE_FILE] = { "move-file", 2, fz_op_move_file, true },
 	[K_MREMAP] = { "mremap", 2, op_mremap, true },
 	[K_READ] = { "read", 20, op_read, true },
 	[K_WRITE] = { "write", 18, op_write, true },

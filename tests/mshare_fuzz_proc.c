@@ -134,6 +134,36 @@ static void do_mmap(const struct fz_cmd *c, struct fz_reply *r)
 		close(fd);
 }
 
+/*
+ * A file's first page, mapped shared, moved with mremap() to c->addr; the
+ * mapping is dropped again if the move fails.
+ */
+static void do_move_file(const struct fz_cmd *c, struct fz_reply *r)
+{
+	int fd = open(c->path, O_RDWR | O_CLOEXEC);
+	void *f;
+
+	if (fd < 0) {
+		r->ret = -errno;
+		r->stage = FZS_OPEN;
+		return;
+	}
+	f = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (f == MAP_FAILED) {
+		r->ret = -errno;
+		r->stage = FZS_OPEN;
+		return;
+	}
+	if (mremap(f, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   (void *)c->addr) == MAP_FAILED) {
+		r->ret = -errno;
+		munmap(f, PAGE);
+		return;
+	}
+	r->ret = 0;
+}
+
 static void do_anon(const struct fz_cmd *c, struct fz_reply *r)
 {
 	void *p = mmap((void *)c->addr, c->len, PROT_READ | PROT_WRITE,
@@ -304,6 +334,9 @@ static void do_cmd(const struct fz_cmd *c, struct fz_reply *r)
 	case FZC_MPROTECT:
 		r->ret = ret_or_errno(mprotect((void *)c->addr, c->len,
 					       c->prot));
+		break;
+	case FZC_MOVE_FILE:
+		do_move_file(c, r);
 		break;
 	case FZC_MREMAP:
 		r->ret = mremap((void *)c->addr, c->len, c->arg, c->flags,

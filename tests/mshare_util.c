@@ -230,6 +230,11 @@ static int agent_cmd(struct mshare_agent *a, char cmd, unsigned long arg)
 		return a->vmpte_delta;
 	case AGENT_UNMAP:
 		return munmap((void *)a->addr, a->size) ? AGENT_ERR_MUNMAP : 0;
+	case AGENT_MPROTECT:
+		if (mprotect((void *)(a->addr + AGENT_MPROTECT_OFF(arg)),
+			     (arg >> 40) * PAGE, arg & (PAGE - 1)))
+			return errno;
+		return 0;
 	}
 	return AGENT_ERR_PROTO;
 }

@@ -77,8 +77,14 @@ enum {
 	AGENT_CHECK_SPAN = 'S',	/* what AGENT_TOUCH of tags 0..arg>>40 wrote */
 	AGENT_PT_DELTA = 'P',	/* PageTables kB growth during the last touch */
 	AGENT_VMPTE_DELTA = 'V',	/* VmPTE kB growth during the last touch */
+	AGENT_MPROTECT = 'p',	/* AGENT_MPROTECT_ARG(); replies errno or 0 */
 	AGENT_EXIT = 'X',
 };
+
+/* AGENT_MPROTECT: give @npages pages from offset @off protection @prot */
+#define AGENT_MPROTECT_ARG(off, npages, prot)				\
+	((off) | ((unsigned long)(npages) << 40) | (unsigned long)(prot))
+#define AGENT_MPROTECT_OFF(arg)	((arg) & ((1UL << 40) - 1) & ~(PAGE - 1))
 
 /* Replies: 0 ok, or one of these. */
 enum {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A process's vma of a region maps the region's page tables whole, so it
- * cannot be split, given another protection or moved: mprotect() of all or
- * part of it, munmap() of a part and mremap() fail with EINVAL, and the
- * region stays as it was for every process.
+ * cannot be split or moved: munmap() of a part and mremap() of it fail
+ * with EINVAL, and the region stays as it was for every process.
+ * (mprotect() changes the region itself, for every sharer, without
+ * splitting the vma: mshare_mprotect.c.)
  *
  * In the faithful port these calls succeeded.  A split copied the vma
  * without a region reference (refcount_t underflow when the parts went),
  * a partial munmap() removed the vma part while leaving the pages
- * reachable, mprotect() rewrote the protection of PTEs that every sharer
- * uses, and mremap() moved the region's PTEs out of the shared page tables
- * into the caller's own, or grew the vma beyond the region.
+ * reachable, and mremap() moved the region's PTEs out of the shared page
+ * tables into the caller's own, or grew the vma beyond the region.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,16 +31,6 @@ struct vma_change {
 	unsigned long slot;
 	int (*change)(char *p);	/* 0, or -1 and errno */
 };
-
-static int mprotect_first_page(char *p)
-{
-	return mprotect(p, PAGE, PROT_READ);
-}
-
-static int mprotect_whole(char *p)
-{
-	return mprotect(p, GIB, PROT_READ);
-}
 
 static int munmap_one_page(char *p)
 {
@@ -160,8 +150,6 @@ static void test_##fn(void)						\
 	run_change(&c);							\
 }
 
-VMA_CHANGE_TEST(mprotect_first_page, 0)
-VMA_CHANGE_TEST(mprotect_whole, 1)
 VMA_CHANGE_TEST(munmap_one_page, 2)
 VMA_CHANGE_TEST(munmap_first_half, 3)
 VMA_CHANGE_TEST(mremap_grow, 4)
@@ -169,8 +157,6 @@ VMA_CHANGE_TEST(mremap_shrink, 6)
 VMA_CHANGE_TEST(mremap_move, 8)
 
 static const struct harness_test mshare_vma_changes_tests[] = {
-	{ "mprotect_first_page", test_mprotect_first_page },
-	{ "mprotect_whole", test_mprotect_whole },
 	{ "munmap_one_page", test_munmap_one_page },
 	{ "munmap_first_half", test_munmap_first_half },
 	{ "mremap_grow", test_mremap_grow },

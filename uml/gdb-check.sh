@@ -20,7 +20,7 @@ read -r -a args < <(grep -v '^#' uml/boot.args)
 
 status=0
 timeout --kill-after=10 600 gdb -q -batch -x gdbinit \
-	-ex mshare-break -ex run -ex 'bt 8' -ex mshare-regions \
+	-ex mshare-break -ex run -ex 'bt 8' -ex mshare-regions -ex mshare-layout \
 	-ex 'mshare-pgd *addrp' -ex 'p $lx_current().comm' -ex 'delete' \
 	-ex continue \
 	--args ./linux "${args[@]}" "uml_dir=$workdir" "harness.run=$test" \
@@ -38,9 +38,10 @@ grep -q 'hit Breakpoint 1, find_shared_vma' "$log" || fail "find_shared_vma was 
 grep -q ' in handle_mm_fault ' "$log" || fail "backtrace lacks handle_mm_fault"
 grep -q ' in handle_page_fault ' "$log" || fail "backtrace lacks UML's handle_page_fault"
 grep -Eq '^mshare-regions: [1-9][0-9]* region' "$log" || fail "mshare-regions listed no region"
+grep -Eq '^  0x[0-9a-f]+-0x[0-9a-f]+ rw- anon$' "$log" || fail "mshare-layout listed no vma"
 grep -q '^  shared: ' "$log" || fail "mshare-pgd printed nothing"
 grep -q '^mshare: find_shared_vma returned 0: guest 0x' "$log" || fail "no find_shared_vma result"
 grep -q '^\$1 = "init"' "$log" || fail "\$lx_current() did not work"
 grep -q '^harness: verdict PASS' "$log" || fail "the test did not pass under gdb"
 grep -q 'exited normally' "$log" || fail "./linux did not exit 0 under gdb"
-echo "gdb-check: PASS: stopped in find_shared_vma, bt, mshare-regions, mshare-pgd, \$lx_current(), test passed"
+echo "gdb-check: PASS: stopped in find_shared_vma, bt, mshare-regions, mshare-layout, mshare-pgd, \$lx_current(), test passed"

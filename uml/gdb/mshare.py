@@ -9,6 +9,9 @@
 #   mshare-pgd ADDR       the PGD entry for ADDR in the current task's mm and
 #                         in the region's mm, side by side, and whether the
 #                         task shares the region's page tables there
+#   mshare-layout [NAME]  each region's vmas (the region's mm's): range,
+#                         protection, anonymous or which file, as
+#                         <debugfs>/mshare/layout shows them
 #   mshare-break          break in find_shared_vma(); each hit prints the
 #                         guest (faulting) address, then at its return the
 #                         host (region) address and the vma it found
@@ -17,13 +20,18 @@ import gdb
 
 try:
     from linux import lists
+    from linux import mapletree
     from linux import tasks
+    from linux import vfs
 except ImportError:
     lists = None
+    mapletree = None
     tasks = None
+    vfs = None
 
 
 VM_FAULT_NOPAGE = 0x100     # include/linux/mm_types.h
+VM_READ, VM_WRITE, VM_EXEC = 0x1, 0x2, 0x4     # include/linux/mm.h
 
 
 def region_list():
@@ -114,6 +122,47 @@ region's mm, and whether they are the same (shared page tables)."""
         gdb.write("  shared: %s\n" % ("yes" if shared else "no"))
 
 
+def vma_line(vma):
+    """A vma as <debugfs>/mshare/layout prints it."""
+    flags = int(vma["vm_flags"])
+    prot = "".join(c if flags & bit else "-" for c, bit in
+                   (("r", VM_READ), ("w", VM_WRITE), ("x", VM_EXEC)))
+    line = "  %#x-%#x %s " % (int(vma["vm_start"]), int(vma["vm_end"]), prot)
+    if not int(vma["vm_file"]):
+        return line + "anon"
+    dentry = vma["vm_file"]["f_path"]["dentry"]
+    return line + "file %s pgoff=%#x" % (vfs.dentry_name(dentry),
+                                         int(vma["vm_pgoff"]))
+
+
+class MshareLayout(gdb.Command):
+    """mshare-layout [NAME]: the vmas of each region (or of region NAME):
+range, protection, anonymous or the file moved in, from the region's mm."""
+
+    def __init__(self):
+        super().__init__("mshare-layout", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        if mapletree is None:
+            raise gdb.GdbError("mshare-layout needs the kernel's scripts/gdb")
+        vma_type = gdb.lookup_type("struct vm_area_struct").pointer()
+        for info in region_list():
+            name = info["name"].string()
+            if arg and name != arg:
+                continue
+            gdb.write("name=%s\n" % name)
+            addr = int(info["minfo"]["start"])
+            end = addr + int(info["minfo"]["size"])
+            while addr < end:
+                entry = mapletree.mtree_load(info["mm"]["mm_mt"].address,
+                                             addr)
+                if entry is None or not int(entry):
+                    break
+                vma = entry.cast(vma_type)
+                gdb.write(vma_line(vma) + "\n")
+                addr = int(vma["vm_end"])
+
+
 # Stack pointers of find_shared_vma() calls whose return is being watched:
 # gdb may evaluate the entry breakpoint again for the same call (when it
 # steps off it for `finish`), and that call must not be reported twice.
@@ -184,4 +233,5 @@ class MshareBreak(gdb.Command):
 
 MshareRegions()
 MsharePgd()
+MshareLayout()
 MshareBreak()
