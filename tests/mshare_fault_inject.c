@@ -773,6 +773,8 @@ static const struct fi_entry entries[] = {
 	  "msharefs_mmap" },
 	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
 	  mount_attempt, mount_check, 0, NULL },
+	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
+	  mount_attempt, mount_check, 0, "msharefs_fill_super" },
 };
 
 static int attempt_child(void *arg)
@@ -886,6 +888,7 @@ FI_TEST(test_debugfs_read, 11)
 FI_TEST(test_create_in_mshare, 12)
 FI_TEST(test_creator_mmap_in_mshare, 13)
 FI_TEST(test_mount, 14)
+FI_TEST(test_mount_in_mshare, 15)
 
 /* The table, and no region of the sweep left behind. */
 static void test_table(void)
@@ -922,6 +925,7 @@ static const struct harness_test fault_inject_tests[] = {
 	{ "create_in_mshare", test_create_in_mshare },
 	{ "creator_mmap_in_mshare", test_creator_mmap_in_mshare },
 	{ "mount", test_mount },
+	{ "mount_in_mshare", test_mount_in_mshare },
 	{ "nothing_left", test_table },
 	{ NULL, NULL },
 };
