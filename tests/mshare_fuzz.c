@@ -74,14 +74,20 @@ static void print_counts(const struct fz_run *r, double secs)
 static void report_failure(const struct fz_run *r, unsigned long seed,
 			   unsigned long seconds)
 {
-	char cond[700];
+	unsigned int faults = r->faults.percent;
+	char cond[700], with[64] = "", make_with[64] = "";
 
+	if (faults) {
+		snprintf(with, sizeof(with), " harness.fuzz_faults=%u", faults);
+		snprintf(make_with, sizeof(make_with),
+			 " FAULTS=1 FAULT_PERCENT=%u", faults);
+	}
 	printf("\nmshare_fuzz: FAILED at op #%u, seed %lu: %s\n", r->no, seed,
 	       r->why);
 	fz_log_print(r->fail_proc, r->fail_region);
 	printf("mshare_fuzz: FAILED at op #%u: %s\n", r->no, r->why);
-	printf("mshare_fuzz: rerun: harness.run=mshare_fuzz harness.fuzz_seed=%lu harness.fuzz_seconds=%lu (make fuzz SEED=%lu SECONDS=%lu)\n",
-	       seed, seconds, seed, seconds);
+	printf("mshare_fuzz: rerun: harness.run=mshare_fuzz harness.fuzz_seed=%lu harness.fuzz_seconds=%lu%s (make fuzz SEED=%lu SECONDS=%lu%s)\n",
+	       seed, seconds, with, seed, seconds, make_with);
 	snprintf(cond, sizeof(cond), "mshare_fuzz seed %lu, op #%u: %s", seed,
 		 r->no, r->why);
 	CU_assertImplementation(CU_FALSE, __LINE__, cond, __FILE__, __func__,
