@@ -99,6 +99,7 @@ help:
 	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
 	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
+	@echo '  make fuzz FAULTS=1 [FAULT_PERCENT=20]  the same with fail-nth fault injection on that share of its ops'
 	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
 	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
@@ -175,9 +176,13 @@ endif
 # and SEED must not come in from an environment by accident.
 FUZZ_SECONDS := $(if $(filter command line,$(origin SECONDS)),$(SECONDS),60)
 FUZZ_SEED := $(if $(filter command line,$(origin SEED)),$(SEED))
+# FAULTS=1: fail-nth fault injection on FAULT_PERCENT of the ops.
+FAULTS ?=
+FAULT_PERCENT ?= 20
 fuzz: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/fuzz.sh \
 		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/fuzz.log,$(BUILD)/fuzz.log)
 
 # The kernel's mm selftests inside this kernel (build/selftests, or

@@ -37,6 +37,9 @@ struct drain_result {
 	char first[KMSG_CONDITION_MAX];
 };
 
+/* What kmsg_watch_poll() read during the running test, for its teardown. */
+static struct drain_result polled;
+
 static ssize_t read_kmsg_record(char *buf, size_t size)
 {
 	ssize_t n;
@@ -177,6 +180,25 @@ const char *kmsg_watch_fake_path(void)
 	return fake_path;
 }
 
+unsigned int kmsg_watch_poll(char *first, size_t size)
+{
+	struct drain_result res;
+
+	drain(&res);
+	if (!res.bad)
+		return 0;
+	if (!polled.bad)
+		memcpy(polled.first, res.first, sizeof(polled.first));
+	polled.bad += res.bad;
+	snprintf(first, size, "%s", res.first);
+	return res.bad;
+}
+
+unsigned int kmsg_watch_expected(void)
+{
+	return scan.expected;
+}
+
 void kmsg_watch_test_teardown(void)
 {
 	struct drain_result res;
@@ -184,6 +206,12 @@ void kmsg_watch_test_teardown(void)
 
 	drain(&res);
 	scan.armed = false;
+	if (polled.bad) {
+		/* The test's first bad record came through a poll. */
+		memcpy(res.first, polled.first, sizeof(res.first));
+		res.bad += polled.bad;
+		memset(&polled, 0, sizeof(polled));
+	}
 	if (!res.bad)
 		return;
 	snprintf(cond, sizeof(cond), "kernel log: %u bad record(s), first: %s",

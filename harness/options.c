@@ -23,6 +23,7 @@ enum {
 	OPT_KMSG_FILE,
 	OPT_FUZZ_SEED,
 	OPT_FUZZ_SECONDS,
+	OPT_FUZZ_FAULTS,
 	OPT_HELP,
 	OPT_CLASSIFY_CONSOLE,
 };
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
 	{ "kmsg-file", required_argument, NULL, OPT_KMSG_FILE },
 	{ "fuzz_seed", required_argument, NULL, OPT_FUZZ_SEED },
 	{ "fuzz_seconds", required_argument, NULL, OPT_FUZZ_SECONDS },
+	{ "fuzz_faults", required_argument, NULL, OPT_FUZZ_FAULTS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "classify-console", required_argument, NULL, OPT_CLASSIFY_CONSOLE },
 	{ NULL, 0, NULL, 0 },
@@ -43,10 +45,11 @@ static const struct option long_options[] = {
 void options_usage(const char *prog)
 {
 	printf("usage: %s [--run SEL[,SEL...]] [--results DIR] [--list] [--watch-kmsg]\n"
-	       "       [--fuzz_seed N] [--fuzz_seconds N] [SEL...]\n"
+	       "       [--fuzz_seed N] [--fuzz_seconds N] [--fuzz_faults N] [SEL...]\n"
 	       "       %s --classify-console FILE\n"
 	       "Under UML (./linux ARGS): harness.run=SEL[,SEL...] harness.results=/host/dir\n"
-	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N [SEL...]\n"
+	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N\n"
+	       "  harness.fuzz_faults=PERCENT (fail-nth on that share of the fuzzer's ops) [SEL...]\n"
 	       "SEL: suite or suite/test, fnmatch patterns ('mshare_*', 'mshare_fork/child_*'),\n"
 	       "  in harness.run= or as words of their own; quote them for the shell.  A name or\n"
 	       "  pattern that selects nothing is an error (exit 2).  Patterns leave out the\n"
@@ -102,6 +105,8 @@ static int apply_option(struct harness_options *opts, int opt,
 		return set_number(&opts->fuzz_seed, arg);
 	case OPT_FUZZ_SECONDS:
 		return set_number(&opts->fuzz_seconds, arg);
+	case OPT_FUZZ_FAULTS:
+		return set_number(&opts->fuzz_faults, arg);
 	case OPT_LIST:
 		opts->list = true;
 		return 0;

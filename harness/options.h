@@ -22,6 +22,8 @@ struct harness_options {
 	bool fuzz_seed_set;
 	unsigned long fuzz_seed;
 	unsigned long fuzz_seconds;	/* 0: the suite's default */
+	/* Percent of its ops the fuzzer arms with fail-nth (0: none). */
+	unsigned long fuzz_faults;
 	/* Host only: classify this console log instead of running tests. */
 	char *classify_console;
 };

@@ -21,17 +21,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "fail_nth.h"
 #include "kmsg_patterns.h"
 #include "mshare_util.h"
 #include "test_util.h"
 
 #define FI_MAX_N	400
 #define FI_TAG		7
-#define FI_DIR_FS	"/sys/kernel/debug/failslab"
-#define FI_DIR_PA	"/sys/kernel/debug/fail_page_alloc"
 
 /* What one attempt did, written by the child, read by the test. */
 struct fi_attempt {
@@ -82,149 +82,15 @@ static unsigned int nrows;
 static struct fi_attempt *shared;
 static struct mshare_agent creator;
 
-/* ---- arming ---- */
-
-static void kmsg_mark(const char *marker, const char *name, int n)
-{
-	char line[128];
-	int fd, len;
-
-	len = snprintf(line, sizeof(line), "%s %s n=%d\n", marker, name, n);
-	/* A new open each time: /dev/kmsg rate-limits writes per open. */
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, line, len) != len)
-		printf("harness: fault-inject: /dev/kmsg: %s\n", strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
-static int fail_nth_fd = -1;
-
-static int fi_arm(const char *name, int n)
-{
-	char buf[16];
-	int len;
-
-	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	if (fail_nth_fd < 0)
-		return -errno;
-	kmsg_mark(KMSG_INJECT_ARMED, name, n);
-	len = snprintf(buf, sizeof(buf), "%d", n);
-	if (write(fail_nth_fd, buf, len) != len)
-		return -errno;
-	return 0;
-}
-
-/* Disarm; true if the Nth call came (and failed). */
-static bool fi_disarm(const char *name, int n)
-{
-	char buf[16] = "";
-	bool injected;
-
-	injected = pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) > 0 &&
-		   strtol(buf, NULL, 10) == 0;
-	if (write(fail_nth_fd, "0", 1) != 1)
-		injected = true;
-	close(fail_nth_fd);
-	fail_nth_fd = -1;
-	kmsg_mark(KMSG_INJECT_DISARMED, name, n);
-	return injected;
-}
-
-static int write_knob(const char *dir, const char *knob, const char *val)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, knob);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/*
- * Every allocation of the armed task counts: also those that may sleep
- * and of order 0 (the defaults leave both out).  Probability stays 0:
- * only fail-nth fails anything, and only in the task that armed it.
- */
-static int fi_knobs(bool on)
-{
-	int ret = 0;
-
-	/* The message, not a stack dump: dumps overflow the log buffer. */
-	ret |= write_knob(FI_DIR_FS, "verbose", on ? "1" : "2");
-	ret |= write_knob(FI_DIR_PA, "verbose", on ? "1" : "2");
-	ret |= write_knob(FI_DIR_FS, "ignore-gfp-wait", on ? "N" : "Y");
-	ret |= write_knob(FI_DIR_FS, "task-filter", on ? "Y" : "N");
-	ret |= write_knob(FI_DIR_PA, "ignore-gfp-wait", on ? "N" : "Y");
-	ret |= write_knob(FI_DIR_PA, "ignore-gfp-highmem", on ? "N" : "Y");
-	ret |= write_knob(FI_DIR_PA, "min-order", on ? "0" : "1");
-	ret |= write_knob(FI_DIR_PA, "task-filter", on ? "Y" : "N");
-	return ret;
-}
-
-/* [start, end) of kernel function @name from /proc/kallsyms, or -errno. */
-static int kallsyms_range(const char *name, unsigned long *start,
-			  unsigned long *end)
-{
-	unsigned long addr, next = ~0UL;
-	char line[256], sym[128], type;
-	FILE *f;
-
-	*start = 0;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, name))
-			*start = addr;
-	rewind(f);
-	while (*start && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx", &addr) == 1 && addr > *start &&
-		    addr < next)
-			next = addr;
-	fclose(f);
-	if (!*start || next == ~0UL)
-		return -ENOENT;
-	*end = next;
-	return 0;
-}
-
-/* Count only allocations under @fn (NULL: every allocation again). */
-static int fi_only_under(const char *fn)
-{
-	unsigned long start = 0, end = ~0UL;
-	char lo[32], hi[32];
-	int ret = 0;
-
-	if (fn) {
-		ret = kallsyms_range(fn, &start, &end);
-		if (ret)
-			return ret;
-	}
-	snprintf(lo, sizeof(lo), "%#lx", start);
-	snprintf(hi, sizeof(hi), "%#lx", end);
-	ret |= write_knob(FI_DIR_FS, "require-start", lo);
-	ret |= write_knob(FI_DIR_FS, "require-end", hi);
-	ret |= write_knob(FI_DIR_PA, "require-start", lo);
-	ret |= write_knob(FI_DIR_PA, "require-end", hi);
-	return ret;
-}
-
 static const char *fi_requires(void)
 {
 	const char *why = harness_requires_msharefs();
 
 	if (why)
 		return why;
-	if (access("/proc/thread-self/fail-nth", W_OK) ||
-	    access(FI_DIR_FS, F_OK) || access(FI_DIR_PA, F_OK))
-		return "kernel without FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and their debugfs";
+	why = fail_nth_requires();
+	if (why)
+		return why;
 	return harness_requires_kmsg_watch();
 }
 
@@ -234,13 +100,13 @@ static int fi_suite_init(void)
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		return -1;
-	return fi_knobs(true) ? -1 : 0;
+	return fail_nth_knobs(true) ? -1 : 0;
 }
 
 static int fi_suite_cleanup(void)
 {
 	munmap(shared, sizeof(*shared));
-	return fi_knobs(false) ? -1 : 0;
+	return fail_nth_knobs(false) ? -1 : 0;
 }
 
 /* ---- helpers ---- */
@@ -364,10 +230,10 @@ static int create_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	int fd;
 
 	path_of(path, sizeof(path), e->region);
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	a->err = fd < 0 ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	if (fd >= 0)
 		close(fd);
 	return 0;
@@ -403,10 +269,10 @@ static int mkdir_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	int ret;
 
 	path_of(path, sizeof(path), e->region);
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	ret = mkdir(path, 0700);
 	a->err = ret ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	return 0;
 }
 
@@ -457,11 +323,11 @@ static int creator_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		bad(a, "open", errno);
 		return 0;
 	}
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	p = mmap((void *)e->addr, GIB, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	a->err = p == MAP_FAILED ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	close(fd);
 	if (p == MAP_FAILED)
 		return 0;
@@ -513,11 +379,11 @@ static int follower_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		bad(a, "open and read", errno);
 		return 0;
 	}
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	p = mmap((void *)info.start, info.size, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	a->err = p == MAP_FAILED ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	close(fd);
 	if (p == MAP_FAILED)
 		return 0;
@@ -564,10 +430,10 @@ static int fault_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		bad(a, "follow", err);
 		return 0;
 	}
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	*p = mshare_pattern(0, FI_TAG);
 	a->err = 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	if (*p != mshare_pattern(0, FI_TAG))
 		bad(a, "the word written", *p);
 	munmap((void *)p, GIB);
@@ -597,12 +463,12 @@ static int fork_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		return 0;
 	}
 	fflush(NULL);
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	pid = fork();
 	if (pid == 0)
 		_exit(*p == mshare_pattern(0, FI_TAG) ? 0 : 1);
 	a->err = pid < 0 ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	if (pid > 0 && (waitpid(pid, &status, 0) != pid ||
 			!WIFEXITED(status) || WEXITSTATUS(status)))
 		bad(a, "the child reads the word", status);
@@ -620,10 +486,10 @@ static int unlink_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	int ret;
 
 	path_of(path, sizeof(path), e->region);
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	ret = unlink(path);
 	a->err = ret ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	return 0;
 }
 
@@ -657,10 +523,10 @@ static int rename_attempt(const struct fi_entry *e, struct fi_attempt *a)
 
 	path_of(from, sizeof(from), e->region);
 	snprintf(to, sizeof(to), "%s.new", from);
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	ret = strcmp(e->name, "link") ? rename(from, to) : link(from, to);
 	a->err = ret ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	return 0;
 }
 
@@ -705,10 +571,10 @@ static int munmap_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		bad(a, "follow", err);
 		return 0;
 	}
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	ret = munmap((void *)p, GIB);
 	a->err = ret ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	if (ret) {
 		if (*p != mshare_pattern(0, FI_TAG))
 			bad(a, "the word after a failed munmap", *p);
@@ -728,7 +594,7 @@ static int exit_child(void *arg)
 
 	if (!follow(e->region, &err))
 		return 2;
-	if (fi_arm(e->name, shared->n))
+	if (fail_nth_arm(e->name, shared->n))
 		return 3;
 	return 0;
 }
@@ -756,7 +622,7 @@ static int exit_run(const struct fi_entry *e, struct fi_attempt *a)
 	else
 		close(fd);
 	waitpid(pid, &status, 0);
-	kmsg_mark(KMSG_INJECT_DISARMED, e->name, a->n);
+	fail_nth_mark(KMSG_INJECT_DISARMED, e->name, a->n);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		bad(a, "the child before exit", status);
 	return 0;
@@ -776,12 +642,12 @@ static int debugfs_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	 * debugfs's.
 	 */
 	memset(text, 0, sizeof(text));
-	fi_arm(e->name, a->n);
+	fail_nth_arm(e->name, a->n);
 	fd = open(MSHARE_REGIONS, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		n = read(fd, text, sizeof(text) - 1);
 	a->err = fd < 0 || n < 0 ? errno : 0;
-	a->injected = fi_disarm(e->name, a->n);
+	a->injected = fail_nth_disarm(e->name, a->n);
 	if (fd >= 0)
 		close(fd);
 	if (n < 0)
@@ -792,6 +658,87 @@ static int debugfs_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	if (!strstr(text, want))
 		bad(a, "the region's line", n);
 	return 0;
+}
+
+/*
+ * mount of msharefs: a new instance (get_tree_nodev(): a superblock of
+ * its own each time) at a directory of the root filesystem.  A mount
+ * that succeeded must hold a region that works, and unmount again.
+ */
+#define FI_MNT	"/fi_msharefs"
+
+static int mount_setup(const struct fi_entry *e)
+{
+	(void)e;
+	if (mkdir(FI_MNT, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void mount_teardown(const struct fi_entry *e)
+{
+	(void)e;
+	MSHARE_ASSERT_ERRNO(rmdir(FI_MNT), 0);
+}
+
+static int mount_attempt(const struct fi_entry *e, struct fi_attempt *a)
+{
+	int ret;
+
+	fail_nth_arm(e->name, a->n);
+	ret = mount("msharefs", FI_MNT, "msharefs", 0, NULL);
+	a->err = ret ? errno : 0;
+	a->injected = fail_nth_disarm(e->name, a->n);
+	return 0;
+}
+
+/* A region in the new instance: create, map, write, read, unlink. */
+static void mount_region_works(const struct fi_entry *e, char *buf,
+			       size_t size)
+{
+	char path[256];
+	volatile unsigned long *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", FI_MNT, e->region);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(buf, size, "no region in the new mount: %s",
+			 mshare_errname(errno));
+		return;
+	}
+	p = mmap((void *)e->addr, GIB, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		snprintf(buf, size, "the new mount's region cannot be mapped: %s",
+			 mshare_errname(errno));
+	} else {
+		*p = mshare_pattern(0, FI_TAG);
+		if (*p != mshare_pattern(0, FI_TAG) ||
+		    mshare_dbg_refcount(e->region) != 2)
+			snprintf(buf, size, "the new mount's region: word %#lx, refcount %ld",
+				 *p, mshare_dbg_refcount(e->region));
+		munmap((void *)p, GIB);
+	}
+	MSHARE_ASSERT_ERRNO(unlink(path), 0);
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone(e->region));
+}
+
+static void mount_check(const struct fi_entry *e, const struct fi_attempt *a,
+			char *buf, size_t size)
+{
+	bool mounted = access(FI_MNT "/mshare_info", F_OK) == 0;
+
+	if (mounted == !!a->err)
+		snprintf(buf, size, "mount %s, msharefs %s there",
+			 a->err ? "failed" : "succeeded",
+			 mounted ? "is" : "is not");
+	if (!mounted)
+		return;
+	mount_region_works(e, buf, size);
+	if (umount(FI_MNT) && !buf[0])
+		snprintf(buf, size, "umount: %s", mshare_errname(errno));
 }
 
 static const struct fi_entry entries[] = {
@@ -824,6 +771,10 @@ static const struct fi_entry entries[] = {
 	{ "creator_mmap", "fi_creator", MSHARE_ADDR(121), creator_setup,
 	  unlink_teardown, creator_attempt, creator_check, 0,
 	  "msharefs_mmap" },
+	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
+	  mount_attempt, mount_check, 0, NULL },
+	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
+	  mount_attempt, mount_check, 0, "msharefs_fill_super" },
 };
 
 static int attempt_child(void *arg)
@@ -851,7 +802,7 @@ static void sweep(const struct fi_entry *e)
 	r->name = e->only_under ? e->only_under : e->name;
 	r->points = -1;
 	if (e->only_under) {
-		ret = fi_only_under(e->only_under);
+		ret = fail_nth_only_under(e->only_under);
 		MSHARE_ASSERT_EQ(ret, 0);
 		if (ret)
 			return;
@@ -909,7 +860,7 @@ static void sweep(const struct fi_entry *e)
 	if (e->teardown)
 		e->teardown(e);
 	if (e->only_under)
-		MSHARE_ASSERT_EQ(fi_only_under(NULL), 0);
+		MSHARE_ASSERT_EQ(fail_nth_only_under(NULL), 0);
 	print_row(r);
 	CU_ASSERT_TRUE(r->points >= 0);
 	MSHARE_ASSERT_EQ(r->other, 0);
@@ -936,6 +887,8 @@ FI_TEST(test_exit, 10)
 FI_TEST(test_debugfs_read, 11)
 FI_TEST(test_create_in_mshare, 12)
 FI_TEST(test_creator_mmap_in_mshare, 13)
+FI_TEST(test_mount, 14)
+FI_TEST(test_mount_in_mshare, 15)
 
 /* The table, and no region of the sweep left behind. */
 static void test_table(void)
@@ -944,7 +897,7 @@ static void test_table(void)
 		"fi_create", "fi_creator", "fi_follower", "fi_fault",
 		"fi_fork", "fi_unlink", "fi_rename", "fi_rename.new",
 		"fi_link", "fi_link.new", "fi_munmap", "fi_exit",
-		"fi_debugfs",
+		"fi_debugfs", "fi_mount",
 	};
 	struct mshare_dbg dbg;
 	unsigned int i;
@@ -971,6 +924,8 @@ static const struct harness_test fault_inject_tests[] = {
 	{ "debugfs_read", test_debugfs_read },
 	{ "create_in_mshare", test_create_in_mshare },
 	{ "creator_mmap_in_mshare", test_creator_mmap_in_mshare },
+	{ "mount", test_mount },
+	{ "mount_in_mshare", test_mount_in_mshare },
 	{ "nothing_left", test_table },
 	{ NULL, NULL },
 };

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail_nth.h"
 #include "mshare_fuzz.h"
 #include "options.h"
 
@@ -73,14 +74,20 @@ static void print_counts(const struct fz_run *r, double secs)
 static void report_failure(const struct fz_run *r, unsigned long seed,
 			   unsigned long seconds)
 {
-	char cond[700];
+	unsigned int faults = r->faults.percent;
+	char cond[700], with[64] = "", make_with[64] = "";
 
+	if (faults) {
+		snprintf(with, sizeof(with), " harness.fuzz_faults=%u", faults);
+		snprintf(make_with, sizeof(make_with),
+			 " FAULTS=1 FAULT_PERCENT=%u", faults);
+	}
 	printf("\nmshare_fuzz: FAILED at op #%u, seed %lu: %s\n", r->no, seed,
 	       r->why);
 	fz_log_print(r->fail_proc, r->fail_region);
 	printf("mshare_fuzz: FAILED at op #%u: %s\n", r->no, r->why);
-	printf("mshare_fuzz: rerun: harness.run=mshare_fuzz harness.fuzz_seed=%lu harness.fuzz_seconds=%lu (make fuzz SEED=%lu SECONDS=%lu)\n",
-	       seed, seconds, seed, seconds);
+	printf("mshare_fuzz: rerun: harness.run=mshare_fuzz harness.fuzz_seed=%lu harness.fuzz_seconds=%lu%s (make fuzz SEED=%lu SECONDS=%lu%s)\n",
+	       seed, seconds, with, seed, seconds, make_with);
 	snprintf(cond, sizeof(cond), "mshare_fuzz seed %lu, op #%u: %s", seed,
 		 r->no, r->why);
 	CU_assertImplementation(CU_FALSE, __LINE__, cond, __FILE__, __func__,
@@ -90,15 +97,30 @@ static void report_failure(const struct fz_run *r, unsigned long seed,
 static void test_lifecycle(void)
 {
 	const struct harness_options *o = harness_options();
-	unsigned long seed, seconds;
+	unsigned long seed, seconds, faults;
+	const char *why;
 	double start, end;
 	int ret;
 
 	seed = o && o->fuzz_seed_set ? o->fuzz_seed : clock_seed();
 	seconds = o && o->fuzz_seconds ? o->fuzz_seconds : FZ_DEFAULT_SECONDS;
+	faults = o ? o->fuzz_faults : 0;
 	printf("\nmshare_fuzz: seed %lu (%s), %lu s\n", seed,
 	       o && o->fuzz_seed_set ? "harness.fuzz_seed" : "from the clock",
 	       seconds);
+	if (faults > 100)
+		CU_FAIL_FATAL("mshare_fuzz: harness.fuzz_faults is a percentage");
+	if (faults) {
+		why = fail_nth_requires();
+		if (why) {
+			printf("mshare_fuzz: fault injection: %s\n", why);
+			CU_FAIL_FATAL("mshare_fuzz: no fault injection in this kernel");
+		}
+		if (fail_nth_knobs(true))
+			CU_FAIL_FATAL("mshare_fuzz: cannot set the fault injection knobs");
+		printf("mshare_fuzz: fault injection: fail-nth on %lu%% of the armable ops (harness.fuzz_faults)\n",
+		       faults);
+	}
 	ret = fz_kmsg_open();
 	if (ret) {
 		printf("mshare_fuzz: /dev/kmsg: %s\n", strerror(-ret));
@@ -107,6 +129,7 @@ static void test_lifecycle(void)
 	memset(&run, 0, sizeof(run));
 	fz_model_init(&run.m);
 	run.rng = seed;
+	fz_faults_init(&run.faults, faults, seed);
 	run.fail_proc = run.fail_region = -1;
 	fz_log_init();
 
@@ -124,6 +147,13 @@ static void test_lifecycle(void)
 		kmsg_clean(&run);
 	}
 	print_counts(&run, now_s() - start);
+	fz_faults_print(&run);
+	if (faults) {
+		printf("mshare_fuzz: faults: %u lines of the injections in the kernel log, all inside armed windows\n",
+		       fz_kmsg_expected());
+		if (fail_nth_knobs(false))
+			CU_FAIL("mshare_fuzz: cannot reset the fault injection knobs");
+	}
 	if (run.failed) {
 		report_failure(&run, seed, seconds);
 		fz_abandon(&run);

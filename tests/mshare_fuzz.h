@@ -13,6 +13,8 @@
  *   mshare_fuzz_model.c  the model: regions, names, processes, debugfs view
  *   mshare_fuzz_proc.c   the agent processes and the protocol to drive them
  *   mshare_fuzz_log.c    the numbered op log, and the kernel log reader
+ *   mshare_fuzz_faults.c fault injection: which ops are armed, what an
+ *                        injected failure changed, the counts
  */
 #ifndef TESTS_MSHARE_FUZZ_H
 #define TESTS_MSHARE_FUZZ_H
@@ -96,6 +98,9 @@ struct fz_cmd {
 	unsigned long vals[FZ_SAMPLES];
 	char path[FZ_PATH_MAX];
 	char path2[FZ_PATH_MAX];
+	/* > 0: the agent arms fail-nth with it around the command */
+	int fail_nth;
+	unsigned int fail_op;	/* the op's number, for the log markers */
 };
 
 /* How FZC_GUP reaches the words of another process. */
@@ -131,6 +136,7 @@ struct fz_reply {
 	long vmlck_kb;		/* FZC_MLOCK: VmLck after the call, or -1 */
 	unsigned long vals[FZ_SAMPLES];
 	struct mshare_region_info info;
+	int injected;		/* armed, and the fail_nth-th allocation came */
 };
 
 struct fz_agent {
@@ -141,7 +147,7 @@ struct fz_agent {
 int fz_agent_spawn(struct fz_agent *a);
 /* @parent forks; its child becomes @child, a child of the caller too. */
 int fz_agent_fork(struct fz_agent *parent, struct fz_agent *child,
-		  struct fz_reply *r, int timeout_ms);
+		  const struct fz_cmd *c, struct fz_reply *r, int timeout_ms);
 /* 0, -ETIMEDOUT (no reply in time), or -EPIPE (the agent is gone). */
 int fz_agent_call(struct fz_agent *a, const struct fz_cmd *c,
 		  struct fz_reply *r, int timeout_ms);
@@ -212,6 +218,7 @@ struct fz_region {
 	unsigned long seq;	/* creation order, the order debugfs lists */
 	char name[FZ_NAME_MAX];	/* the name debugfs shows */
 	int nlink;
+	unsigned long ino;	/* its inode number: names re-read by stat() */
 	int slot;		/* where it was first mapped, -1 before */
 	bool writable;		/* its first mapping was: the region's vma is */
 	unsigned long offs[FZ_SAMPLES];
@@ -280,8 +287,64 @@ void fz_log_print(int proc, int region);
 
 int fz_kmsg_open(void);
 void fz_kmsg_close(void);
-/* Read new kernel log records: the first bad one in @first, or 0 found. */
+/*
+ * Read new kernel log records: the first bad one in @first, or 0 found.
+ * An injection's own lines are not bad inside an armed window
+ * (kmsg_scan_text()), and are bad anywhere else.
+ */
 unsigned int fz_kmsg_check(char *first, size_t size);
+/* The injections' lines met inside armed windows so far. */
+unsigned int fz_kmsg_expected(void);
+
+/* ---- fault injection (mshare_fuzz_faults.c) ---- */
+
+/* How the armed ops of one kind ended. */
+struct fz_fault_count {
+	unsigned long armed;	/* fail-nth set before the op's syscalls */
+	unsigned long injected;	/* the Nth allocation came and failed */
+	unsigned long as_model;	/* injected, answered as without it */
+	unsigned long unchanged;	/* failed, nothing changed */
+	unsigned long reconciled;	/* failed, part of it happened */
+};
+
+struct fz_faults {
+	unsigned int percent;	/* of the ops armed; 0: no injection */
+	unsigned int kind;	/* the op's */
+	uint64_t rng;		/* its own stream: the ops' picks stay */
+	int arm_n;		/* for the op's first agent call, or 0 */
+	bool armed;		/* this op's call went armed */
+	bool injected;		/* the last reply's allocation failed */
+	bool op_injected;	/* this op's armed call's did */
+	int failed_err;		/* the errno the injection turned it into */
+	struct fz_fault_count count[32];
+};
+
+struct fz_run;
+struct fz_proc;
+
+void fz_faults_init(struct fz_faults *f, unsigned int percent,
+		    unsigned long seed);
+/* Before op @kind: maybe arm its first agent call. */
+void fz_faults_pick(struct fz_run *run, unsigned int kind);
+/* In fz_call(): arm @c if the op is armed and not yet. */
+void fz_faults_arm(struct fz_run *run, struct fz_cmd *c);
+void fz_faults_reply(struct fz_run *run, const struct fz_reply *r);
+/*
+ * fz_expect_err(): @got instead of @want; true if an injected failure
+ * explains it (the op then ends there, and fz_faults_end() reconciles).
+ */
+bool fz_faults_explain(struct fz_run *run, int want, int got);
+/*
+ * After the op (@ok: what it returned): count it; after a failure an
+ * injection explained, re-read
+ * from the kernel what the model cannot know (names, @p's mappings).
+ * false if the kernel's state is one the model cannot hold.
+ */
+bool fz_faults_end(struct fz_run *run, unsigned int kind, struct fz_proc *p,
+		   bool ok);
+void fz_faults_print(const struct fz_run *run);
+/* A region's inode number, 0 if @path has none. */
+unsigned long fz_path_ino(int path);
 
 /* ---- a run (mshare_fuzz.c, mshare_fuzz_ops.c) ---- */
 
@@ -294,6 +357,7 @@ struct fz_run {
 	int fail_proc;			/* P id, or -1 */
 	int fail_region;		/* R id, or -1 */
 	unsigned long kind_count[32];
+	struct fz_faults faults;
 };
 
 uint64_t fz_rand(uint64_t *state);

@@ -3,19 +3,16 @@
  * The fuzzer's op log: one line per op, numbered, with the process and the
  * regions it involved, what was expected and what came.  It is printed
  * when a run fails, so that the failing sequence can be read (and rerun
- * from the seed).  And the fuzzer's own reader of the kernel log, checked
- * after every op, so that a splat is tied to the op that caused it (the
- * harness's watch also sees it, at the end of the test).
+ * from the seed).  And the kernel log, read after every op through the
+ * harness's watch, so that a splat is tied to the op that caused it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "kmsg_patterns.h"
+#include "kmsg_watch.h"
 #include "mshare_fuzz.h"
 
 #define LINE_MAX_LEN	200
@@ -23,7 +20,6 @@
 #define LOG_MAX_OPS	(1U << 18)
 #define PRINT_ALL_MAX	3000
 #define PRINT_LAST	200
-#define KMSG_MAX	8192
 
 struct log_op {
 	unsigned int no;
@@ -36,7 +32,6 @@ struct log_op {
 static struct log_op *ops;
 static unsigned int nops;	/* ever logged */
 static unsigned int cap;
-static int kmsg_fd = -1;
 
 void fz_log_init(void)
 {
@@ -164,48 +159,37 @@ void fz_log_print(int proc, int region)
 		printf("mshare_fuzz: %u of %u ops shown\n", shown, nops);
 }
 
+/*
+ * The kernel log is the harness's watch's (harness/kmsg_watch.c), read
+ * after every op: one reader and one scan, so that the injections' lines
+ * are judged by the windows of harness/kmsg_patterns.c alone.
+ */
+static unsigned int expected_before;
+
 int fz_kmsg_open(void)
 {
-	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (kmsg_fd < 0)
-		return -errno;
-	/* Only what the run logs. */
-	if (lseek(kmsg_fd, 0, SEEK_END) < 0) {
-		close(kmsg_fd);
-		kmsg_fd = -1;
-		return -errno;
-	}
+	char first[256];
+
+	if (!kmsg_watch_active())
+		return -ENODEV;
+	/* What came before the run is not the run's ops'. */
+	if (kmsg_watch_poll(first, sizeof(first)))
+		printf("mshare_fuzz: bad kernel log records before the run, first: %s\n",
+		       first);
+	expected_before = kmsg_watch_expected();
 	return 0;
 }
 
 void fz_kmsg_close(void)
 {
-	if (kmsg_fd >= 0)
-		close(kmsg_fd);
-	kmsg_fd = -1;
+}
+
+unsigned int fz_kmsg_expected(void)
+{
+	return kmsg_watch_expected() - expected_before;
 }
 
 unsigned int fz_kmsg_check(char *first, size_t size)
 {
-	static char rec[KMSG_MAX];
-	unsigned int bad = 0;
-	ssize_t n;
-	char *nl;
-
-	if (kmsg_fd < 0)
-		return 0;
-	for (;;) {
-		n = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (n < 0 && (errno == EINTR || errno == EPIPE))
-			continue;	/* EPIPE: overwritten records, go on */
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		nl = strchr(rec, '\n');
-		if (nl)
-			*nl = '\0';
-		if (kmsg_record_is_bad(rec) && !bad++)
-			snprintf(first, size, "%s", kmsg_record_text(rec));
-	}
-	return bad;
+	return kmsg_watch_poll(first, size);
 }

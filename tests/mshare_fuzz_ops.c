@@ -149,10 +149,15 @@ void fz_agent_lost(struct fz_run *run, struct fz_proc *p, int region,
 bool fz_call(struct fz_run *run, struct fz_proc *p, int region,
 	     const struct fz_cmd *c, struct fz_reply *r)
 {
-	int ret = fz_agent_call(&p->agent, c, r, FZ_REPLY_TIMEOUT_MS);
+	struct fz_cmd armed = *c;
+	int ret;
 
+	fz_faults_arm(run, &armed);
+	ret = fz_agent_call(&p->agent, &armed, r, FZ_REPLY_TIMEOUT_MS);
 	if (ret)
 		fz_agent_lost(run, p, region, ret);
+	else
+		fz_faults_reply(run, r);
 	return !ret;
 }
 
@@ -167,6 +172,8 @@ bool fz_expect_err(struct fz_run *run, struct fz_proc *p, int region,
 		fz_log_result("%s", err_name(want, w, sizeof(w)));
 		return true;
 	}
+	if (fz_faults_explain(run, want, got))
+		return false;
 	fz_fail(run, p->id, fz_rid(run, region), "want %s, got %s%s",
 		err_name(want, w, sizeof(w)), err_name(got, g, sizeof(g)),
 		r->stage == FZS_OPEN ? " (from open)" : "");
@@ -319,6 +326,8 @@ static bool do_open(struct fz_run *run, struct fz_proc *p, int path,
 		return true;
 	if (region < 0) {
 		region = fz_model_new_region(&run->m, path, &run->rng);
+		if (region >= 0)
+			run->m.region[region].ino = fz_path_ino(path);
 		fz_log_result("R%d", fz_rid(run, region));
 	}
 	if (f < 0) {
@@ -1206,6 +1215,7 @@ static bool op_spawn(struct fz_run *run, struct fz_proc *p)
 /* The child inherits every mapping and descriptor, and sees the same. */
 static bool op_fork(struct fz_run *run, struct fz_proc *p)
 {
+	struct fz_cmd c = { .op = FZC_FORK };
 	struct fz_proc *q = new_proc(run);
 	struct fz_reply r;
 	int ret;
@@ -1213,11 +1223,16 @@ static bool op_fork(struct fz_run *run, struct fz_proc *p)
 	if (!q)
 		return true;
 	fz_start_op(run, K_FORK, p, -1, -1, "-> P%d", q->id);
-	ret = fz_agent_fork(&p->agent, &q->agent, &r, FZ_REPLY_TIMEOUT_MS);
+	fz_faults_arm(run, &c);
+	ret = fz_agent_fork(&p->agent, &q->agent, &c, &r, FZ_REPLY_TIMEOUT_MS);
 	if (ret) {
 		fz_agent_lost(run, p, -1, ret);
 		return false;
 	}
+	fz_faults_reply(run, &r);
+	/* fork's answer to a failed allocation may be EAGAIN too */
+	if (r.ret <= 0 && fz_faults_explain(run, 0, (int)-r.ret))
+		return false;
 	if (r.ret <= 0) {
 		fz_fail(run, p->id, -1, "fork: %s", strerror(-r.ret));
 		return false;
@@ -1409,6 +1424,7 @@ bool fz_do_op(struct fz_run *run)
 	unsigned int kind, before;
 	struct fz_proc *p;
 	char why[300];
+	bool ok;
 
 	if (!fz_check_sleepers(run))
 		return false;
@@ -1433,7 +1449,9 @@ bool fz_do_op(struct fz_run *run)
 		kind = K_FORK;
 	else if (kind == K_KILL && fz_chance(&run->rng, 40))
 		p = pick_sleeper(run, p);
-	if (!kinds[kind].fn(run, p))
+	fz_faults_pick(run, kind);
+	ok = kinds[kind].fn(run, p);
+	if (!fz_faults_end(run, kind, p, ok))
 		return false;
 	if (run->no == before || !changes_regions(kind))
 		return true;

@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include "fail_nth.h"
 #include "mshare_fuzz.h"
 
 #ifndef MLOCK_ONFAULT
@@ -423,6 +424,7 @@ static int agent_main(void *arg)
 	int sock = *(int *)arg;
 	struct fz_reply r;
 	struct fz_cmd c;
+	char name[48];
 	int passed;
 	pid_t pid;
 
@@ -434,17 +436,26 @@ static int agent_main(void *arg)
 			return 0;
 		memset(&r, 0, sizeof(r));
 		r.fault_at = -1;
-		if (c.op == FZC_FORK) {
+		snprintf(name, sizeof(name), "mshare_fuzz op #%u", c.fail_op);
+		if (c.fail_nth > 0 && fail_nth_arm(name, c.fail_nth))
+			r.ret = -EPROTO;	/* cannot arm: say so */
+		else if (c.op == FZC_FORK) {
 			pid = fork_sibling();
 			if (pid == 0) {
+				/* copy_process() left the child unarmed */
+				fail_nth_forget();
 				close(sock);
 				sock = passed;
 				continue;	/* the parent answers */
 			}
-			close(passed);
 			r.ret = pid < 0 ? -errno : pid;
+			if (c.fail_nth > 0)
+				r.injected = fail_nth_disarm(name, c.fail_nth);
+			close(passed);
 		} else {
 			do_cmd(&c, &r);
+			if (c.fail_nth > 0)
+				r.injected = fail_nth_disarm(name, c.fail_nth);
 		}
 		if (send(sock, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
 			return 1;
@@ -535,14 +546,13 @@ int fz_agent_call(struct fz_agent *a, const struct fz_cmd *c,
 }
 
 int fz_agent_fork(struct fz_agent *parent, struct fz_agent *child,
-		  struct fz_reply *r, int timeout_ms)
+		  const struct fz_cmd *c, struct fz_reply *r, int timeout_ms)
 {
-	struct fz_cmd c = { .op = FZC_FORK };
 	int sv[2], ret;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	ret = send_with_fd(parent, &c, sv[1]);
+	ret = send_with_fd(parent, c, sv[1]);
 	close(sv[1]);
 	if (!ret)
 		ret = fz_agent_recv(parent, r, timeout_ms);

@@ -4,14 +4,17 @@
 # checks.  Prints the seed first and a one-line verdict last; the exit status
 # is ./linux's (0 only if the fuzzer passed and the kernel log stayed clean).
 #
-# usage: fuzz.sh [--seconds N] [--seed N] [--log FILE] [--quiet]
-# Without --seed the seed comes from the clock.  LINUX is the kernel to boot,
-# as for run-linux.sh (default ./linux).
+# usage: fuzz.sh [--seconds N] [--seed N] [--faults PERCENT] [--log FILE] [--quiet]
+# Without --seed the seed comes from the clock.  --faults: fail-nth fault
+# injection on that share of the ops (tests/mshare_fuzz_faults.c); the seed
+# and the percentage together replay a run.  LINUX is the kernel to boot, as
+# for run-linux.sh (default ./linux).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=60
 seed=
+faults=0
 log=$root/build/fuzz.log
 quiet=()
 
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--faults) faults=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--quiet) quiet=(--quiet); shift ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
@@ -31,26 +35,36 @@ while [ $# -gt 0 ]; do
 done
 
 [ -n "$seed" ] || seed=$(($(date +%s%N) / 1000 % 1000000000))
-for value in "$seconds" "$seed"; do
+for value in "$seconds" "$seed" "$faults"; do
 	case "$value" in
-	'' | *[!0-9]*) die "--seconds and --seed want whole numbers, got '$value'" ;;
+	'' | *[!0-9]*) die "--seconds, --seed and --faults want whole numbers, got '$value'" ;;
 	esac
 done
 [ "$seconds" -gt 0 ] || die "--seconds wants at least 1"
+[ "$faults" -le 100 ] || die "--faults is a percentage, got $faults"
 
-echo "fuzz: seed $seed, $seconds s (again: make fuzz SEED=$seed SECONDS=$seconds)"
+again="SEED=$seed SECONDS=$seconds"
+with=
+if [ "$faults" -gt 0 ]; then
+	again="$again FAULTS=1 FAULT_PERCENT=$faults"
+	with=", fault injection on $faults% of the ops"
+fi
+echo "fuzz: seed $seed, $seconds s$with (again: make fuzz $again)"
 # Past the run: the boot (~5 s), the end of the run, kmemleak's wait (6 s),
 # and up to 20 s for an agent that hangs.
 rc=0
 bash "$root/uml/run-linux.sh" "${quiet[@]}" --timeout $((seconds + 120)) \
 	--log "$log" --tests mshare_fuzz -- \
-	"harness.fuzz_seed=$seed" "harness.fuzz_seconds=$seconds" || rc=$?
+	"harness.fuzz_seed=$seed" "harness.fuzz_seconds=$seconds" \
+	"harness.fuzz_faults=$faults" || rc=$?
 
 rate=$(grep -m1 '^mshare_fuzz: [0-9]* ops in' "$log" | cut -d';' -f1 || true)
+# The fault injection table, when there is one.
+grep '^mshare_fuzz: faults:' "$log" | sed 's/^mshare_fuzz: /fuzz: /' || true
 if [ "$rc" -eq 0 ]; then
-	echo "fuzz: PASS seed $seed: ${rate#mshare_fuzz: }"
+	echo "fuzz: PASS seed $seed$with: ${rate#mshare_fuzz: }"
 else
 	why=$(grep -m1 '^mshare_fuzz: FAILED at op' "$log" || true)
-	echo "fuzz: FAIL seed $seed, exit $rc: ${why:-no fuzzer failure; see the harness verdict} (log: $log)"
+	echo "fuzz: FAIL seed $seed$with, exit $rc: ${why:-no fuzzer failure; see the harness verdict} (log: $log)"
 fi
 exit "$rc"

@@ -17,6 +17,9 @@ failed=0
 # `make fuzz` draws new seeds.
 fuzz_seconds=${FUZZ_SECONDS:-30}
 fuzz_seed=${FUZZ_SEED:-1}
+# The fuzzer again with fault injection on FUZZ_FAULT_PERCENT of its ops.
+fuzz_faults_seconds=${FUZZ_FAULTS_SECONDS:-20}
+fuzz_fault_percent=${FUZZ_FAULT_PERCENT:-20}
 
 stage_result() {
 	local name=$1 ok=$2 why=$3
@@ -71,6 +74,27 @@ stage_fuzz() {
 		stage_result fuzz yes ""
 	else
 		stage_result fuzz no "$(grep -m1 '^fuzz: FAIL' "$verdict" || echo "exit $rc, see $log")"
+	fi
+}
+
+# The fuzzer with fail-nth fault injection (make fuzz FAULTS=1), short: the
+# model must follow what the injected failures did, and the kernel log must
+# hold no injection outside the agents' armed windows.
+stage_fuzz_faults() {
+	local rc=0 log=$out/fuzz-faults.log verdict=$out/fuzz-faults.verdict injected
+	echo "test: == fuzz-faults: $fuzz_faults_seconds s of the fuzzer, seed $fuzz_seed, fault injection on $fuzz_fault_percent% of its ops =="
+	bash "$root/uml/fuzz.sh" --quiet --seconds "$fuzz_faults_seconds" \
+		--seed "$fuzz_seed" --faults "$fuzz_fault_percent" --log "$log" \
+		>"$verdict" || rc=$?
+	cat "$verdict"
+	# The table's last row: "fuzz: faults: all ARMED INJECTED ...".
+	injected=$(awk '$2 == "faults:" && $3 == "all" { print $5 }' "$verdict")
+	if [ "$rc" -eq 0 ] && [ "${injected:-0}" -gt 0 ]; then
+		stage_result fuzz-faults yes ""
+	elif [ "$rc" -eq 0 ]; then
+		stage_result fuzz-faults no "passed, but no failure was injected (see $log)"
+	else
+		stage_result fuzz-faults no "$(grep -m1 '^fuzz: FAIL' "$verdict" || echo "exit $rc, see $log")"
 	fi
 }
 
@@ -220,6 +244,7 @@ stage_suite
 stage_results
 stage_selftests
 stage_fuzz
+stage_fuzz_faults
 stage_negative_control
 stage_negative_debug
 stage_selection
