@@ -23,7 +23,11 @@
  * failed wake leaves sleepers the model counts as woken), touch-many and
  * kill-busy (several agents at once), gup, madvise and mlock (a failure
  * part way through a range leaves words or flags the model cannot re-read
- * cheaply), procfs (the test reads, not an agent).
+ * cheaply), procfs (the test reads, not an agent), mprotect and
+ * move-file (a region's protection or layout changed part way, over
+ * several of the region's vmas, is not in any file the model could
+ * re-read but <debugfs>/mshare/layout, and their checks in other
+ * processes assume the change was made whole).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,7 +45,7 @@ static bool armable(unsigned int kind)
 	switch (kind) {
 	case K_CREATE: case K_OPEN: case K_CLOSE: case K_INFO: case K_MKDIR:
 	case K_RMDIR: case K_UNLINK: case K_LINK: case K_RENAME: case K_MMAP:
-	case K_ANON: case K_MUNMAP: case K_MPROTECT: case K_MREMAP:
+	case K_ANON: case K_MUNMAP: case K_MREMAP:
 	case K_READ: case K_WRITE: case K_TOUCH: case K_FORK: case K_MSYNC:
 		return true;
 	default:
