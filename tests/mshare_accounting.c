@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "mount_util.h"
 #include "mshare_util.h"
@@ -51,6 +52,10 @@ struct acct_case {
 	unsigned long off;	/* where the sharer starts writing */
 	unsigned long bytes;	/* how much it writes, one word per page */
 	bool check;		/* read back instead of writing */
+	/* remote_write: the holder's pipes (ready, go) and the writer's */
+	char writer_cg[64];
+	int ready[2], go[2];
+	pid_t holder;
 };
 
 static int write_file(const char *path, const char *text)
@@ -310,6 +315,99 @@ static void run_creator_exits_first(struct acct_case *c)
 SHM_TEST_PAIR(struct acct_case, creator_exits_first, run_creator_exits_first,
 	      ACCT_ADDR(2), ACCT_ADDR(3))
 
+/* remote_write: maps the memory in cgroup A, then waits to be told to exit */
+static int holding_sharer(void *arg)
+{
+	struct acct_case *c = arg;
+	char byte = 0;
+
+	if (cg_enter(c->cg) ||
+	    !shm_target_map(&c->target, PROT_READ | PROT_WRITE))
+		return 1;
+	if (write(c->ready[1], &byte, 1) != 1 || read(c->go[0], &byte, 1) < 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * remote_write: from cgroup B, process_vm_writev() one page at a time
+ * over FILL_BYTES of the holder's mapping, from a single page of its own.
+ */
+static int remote_writer(void *arg)
+{
+	struct acct_case *c = arg;
+	static char page[PAGE] __attribute__((aligned(PAGE)));
+	struct iovec local = { page, PAGE }, remote[256];
+	unsigned long off = PAGE;
+	ssize_t n;
+	int i;
+
+	if (cg_enter(c->writer_cg))
+		return 1;
+	memset(page, 0x5a, sizeof(page));
+	while (off < PAGE + FILL_BYTES) {
+		for (i = 0; i < 256; i++, off += PAGE) {
+			remote[i].iov_base = (void *)(c->target.addr + off);
+			remote[i].iov_len = PAGE;
+		}
+		for (i = 0; i < 256; i++) {
+			n = process_vm_writev(c->holder, &local, 1,
+					      &remote[i], 1, 0);
+			if (n != PAGE)
+				return 2;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A process in cgroup B writes into the mapping of a sharer in cgroup A
+ * (process_vm_writev(), a remote fault): the pages are charged to A, the
+ * cgroup of the mm the fault is in, as shmem charges the faulting vma's
+ * mm, not the writer's.
+ */
+static void run_remote_write(struct acct_case *c)
+{
+	struct harness_child_result res, hres;
+	long current_a, current_b;
+	char byte = 0;
+
+	case_begin(c, c->target.name);
+	snprintf(c->writer_cg, sizeof(c->writer_cg), "acct_%s_writer",
+		 c->target.name);
+	CU_ASSERT_EQUAL_FATAL(cg_make(c->writer_cg), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
+	c->holder = harness_start_child(holding_sharer, c);
+	CU_ASSERT_FATAL(c->holder > 0);
+	/* The holder's ends only: a holder that dies ends the read */
+	close(c->ready[1]);
+	close(c->go[0]);
+	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(remote_writer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT);
+	current_a = cg_read_long(c->cg, "memory.current");
+	current_b = cg_read_long(c->writer_cg, "memory.current");
+	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
+	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
+						   &hres), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&hres), SHM_CHILD_EXIT);
+	close(c->ready[0]);
+	close(c->go[1]);
+	printf("    %s: memory.current of the mapping's cgroup %ld kB, of the writer's %ld kB\n",
+	       shm_kind_name(c->target.kind), current_a >> 10,
+	       current_b >> 10);
+	CU_ASSERT(current_a >= (long)FILL_BYTES);
+	CU_ASSERT(current_b < (long)FILL_BYTES / 2);
+	case_end(c);
+	cg_remove(c->writer_cg);
+}
+
+SHM_TEST_PAIR(struct acct_case, remote_write, run_remote_write,
+	      ACCT_ADDR(12), ACCT_ADDR(13))
+
 /*
  * A sharer whose cgroup's memory.max is LIMIT_BYTES writes
  * LIMIT_FILL_BYTES: with no swap to reclaim to, the cgroup's OOM killer
@@ -471,6 +569,8 @@ static const struct harness_test mshare_accounting_tests[] = {
 	{ "charge_sharer_memfd", charge_sharer_memfd },
 	{ "creator_exits_first_region", creator_exits_first_region },
 	{ "creator_exits_first_memfd", creator_exits_first_memfd },
+	{ "remote_write_region", remote_write_region },
+	{ "remote_write_memfd", remote_write_memfd },
 	{ "sharer_memory_max_region", sharer_memory_max_region },
 	{ "sharer_memory_max_memfd", sharer_memory_max_memfd },
 	{ "committed_as_region", committed_as_region },
