@@ -614,6 +614,13 @@ static void pick_range(struct fz_run *run, const struct fz_slot *s, int slot,
 		rg->how = RG_PAGE;
 		rg->addr = (FZ_ADDR(slot) + offs[k]) & ~(PAGE - 1);
 		rg->len = max_len;
+		/*
+		 * Within the slot: from the page of a sample in the GiB's
+		 * last max_len bytes, max_len would reach into the next slot
+		 * (an mlock() there fails with ENOMEM if nothing is mapped).
+		 */
+		if (rg->addr + rg->len > FZ_ADDR(slot) + GIB)
+			rg->addr = FZ_ADDR(slot) + GIB - rg->len;
 	}
 }
 
