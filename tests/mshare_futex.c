@@ -347,7 +347,8 @@ FUTEX_TEST(robust_owner_dies_memfd, SHM_MEMFD, 1, run_robust_case)
  * waiting process P, which forks the waker K (a sharer through the
  * mapping it inherits) and starts the waiting thread W.
  */
-enum gone_event { GONE_MUNMAP, GONE_UNLINK, GONE_CREATOR_EXIT };
+/* GONE_ALL: every one of them, and the other sharer exits: the region is freed */
+enum gone_event { GONE_MUNMAP, GONE_UNLINK, GONE_CREATOR_EXIT, GONE_ALL };
 enum gone_end { END_WAKE, END_SIGNAL, END_TIMEOUT };
 
 struct gone_case {
@@ -427,9 +428,9 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 	struct gone_wait w = { .word = &p[WORD_FUTEX] };
 	struct sigaction sa = { .sa_handler = gone_sigusr1 };
 	struct harness_child_result res;
+	pid_t waker, creator = getppid();
 	pthread_t thread;
 	int go[2], i;
-	pid_t waker;
 	char cmd;
 
 	mshare_report_step(r, "start the waker");
@@ -468,12 +469,35 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 		    mshare_unlink(c->target.name) : close(c->target.memfd))
 			return mshare_report_fail(r, errno);
 		break;
+	case GONE_ALL:
+		mshare_report_step(r, "the waker exits");
+		cmd = 'x';
+		if (write(go[1], &cmd, 1) != 1 ||
+		    harness_wait_child_timeout(waker, WAIT_SECONDS, &res) ||
+		    !res.exited || res.status)
+			return mshare_report_fail(r, MSHARE_ERR_VALUE);
+		waker = 0;
+		/* fall through */
 	case GONE_CREATOR_EXIT:
 		mshare_report_step(r, "the creator exits");
 		__atomic_store_n(&c->sh->creator_go, 1, __ATOMIC_SEQ_CST);
 		futex(&c->sh->creator_go, FUTEX_WAKE, 1, NULL);
-		for (i = 0; i < 5000 && getppid() != 1; i++)
+		/* Reparented once C is gone */
+		for (i = 0; i < 5000 && getppid() == creator; i++)
 			usleep(1000);
+		if (getppid() == creator)
+			return mshare_report_fail(r, ETIMEDOUT);
+		if (c->event != GONE_ALL)
+			break;
+		mshare_report_step(r, "unlink (memfd: close), munmap");
+		if ((c->target.kind == SHM_REGION ?
+		     mshare_unlink(c->target.name) : close(c->target.memfd)) ||
+		    munmap(p, GIB))
+			return mshare_report_fail(r, errno);
+		mshare_report_step(r, "the region is freed");
+		if (c->target.kind == SHM_REGION &&
+		    !mshare_dbg_wait_gone(c->target.name))
+			return mshare_report_fail(r, EBUSY);
 		break;
 	}
 	if (!thread_sleeping(w.tid))
@@ -481,15 +505,16 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 
 	mshare_report_step(r, "the waiter wakes");
 	cmd = c->end == END_WAKE ? 'w' : 'x';
-	if (write(go[1], &cmd, 1) != 1)
+	if (waker && write(go[1], &cmd, 1) != 1)
 		return mshare_report_fail(r, errno);
 	if (c->end == END_SIGNAL && pthread_kill(thread, SIGUSR1))
 		return mshare_report_fail(r, errno);
 	pthread_join(thread, NULL);
 	c->sh->wait_ret = w.ret;
 	mshare_report_step(r, "the waker");
-	if (harness_wait_child_timeout(waker, WAIT_SECONDS * 2, &res) ||
-	    !res.exited || res.status)
+	if (waker && (harness_wait_child_timeout(waker, WAIT_SECONDS * 2,
+						 &res) ||
+		      !res.exited || res.status))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	return mshare_report_done(r);
 }
@@ -525,7 +550,7 @@ static int gone_creator(void *arg)
 	if (!waiter)
 		_exit(gone_waiter(c, p));
 	c->sh->waiter_pid = waiter;
-	if (c->event == GONE_CREATOR_EXIT) {
+	if (c->event == GONE_CREATOR_EXIT || c->event == GONE_ALL) {
 		while (!__atomic_load_n(&c->sh->creator_go, __ATOMIC_SEQ_CST))
 			futex(&c->sh->creator_go, FUTEX_WAIT, 0, NULL);
 		return 0;
@@ -543,12 +568,14 @@ static void run_gone_case(struct gone_case *c)
 		[END_TIMEOUT] = -ETIMEDOUT,
 	};
 	struct harness_child_result res;
+	int subreaper = 0;
 
 	c->sh = mmap(NULL, sizeof(*c->sh), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CU_ASSERT_FATAL(c->sh != MAP_FAILED);
 	c->sh->wait_ret = 1;
 	/* P outlives C when the creator exits: reap it here */
+	CU_ASSERT_EQUAL_FATAL(prctl(PR_GET_CHILD_SUBREAPER, &subreaper), 0);
 	CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	CU_ASSERT_EQUAL(harness_run_child_timeout(gone_creator, c,
 						 CHILD_TIMEOUT, &res), 0);
@@ -561,8 +588,9 @@ static void run_gone_case(struct gone_case *c)
 	}
 	MSHARE_ASSERT_CHILD(&res, &c->sh->report, NULL, 0);
 	MSHARE_ASSERT_EQ(c->sh->wait_ret, want[c->end]);
+	prctl(PR_SET_CHILD_SUBREAPER, subreaper);
 	if (c->target.kind == SHM_REGION) {
-		if (c->event != GONE_UNLINK)
+		if (c->event != GONE_UNLINK && c->event != GONE_ALL)
 			MSHARE_ASSERT_ERRNO(mshare_unlink(c->target.name), 0);
 		CU_ASSERT(mshare_dbg_wait_gone(c->target.name));
 	}
@@ -584,6 +612,7 @@ GONE_TEST(munmap_then_signal, 8, GONE_MUNMAP, END_SIGNAL)
 GONE_TEST(munmap_then_timeout, 10, GONE_MUNMAP, END_TIMEOUT)
 GONE_TEST(unlink_then_wake, 12, GONE_UNLINK, END_WAKE)
 GONE_TEST(creator_exit_then_wake, 14, GONE_CREATOR_EXIT, END_WAKE)
+GONE_TEST(region_freed_then_timeout, 16, GONE_ALL, END_TIMEOUT)
 
 static const struct harness_test mshare_futex_tests[] = {
 	{ "wake_between_sharers_region", wake_between_sharers_region },
@@ -604,6 +633,9 @@ static const struct harness_test mshare_futex_tests[] = {
 	{ "unlink_then_wake_memfd", unlink_then_wake_memfd },
 	{ "creator_exit_then_wake_region", creator_exit_then_wake_region },
 	{ "creator_exit_then_wake_memfd", creator_exit_then_wake_memfd },
+	{ "region_freed_then_timeout_region",
+	  region_freed_then_timeout_region },
+	{ "region_freed_then_timeout_memfd", region_freed_then_timeout_memfd },
 	{ NULL, NULL },
 };
 
