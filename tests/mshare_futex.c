@@ -370,7 +370,7 @@ struct gone_wait {
 	struct timespec ts;
 	long ret;
 	pid_t tid;
-	volatile int started;
+	int started;
 };
 
 static void *gone_wait_thread(void *arg)
@@ -378,7 +378,7 @@ static void *gone_wait_thread(void *arg)
 	struct gone_wait *w = arg;
 
 	w->tid = gettid();
-	w->started = 1;
+	__atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
 	w->ret = futex(w->word, FUTEX_WAIT, 0, &w->ts) ? -errno : 0;
 	return NULL;
 }
@@ -454,8 +454,13 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 	if (sigaction(SIGUSR1, &sa, NULL) ||
 	    pthread_create(&thread, NULL, gone_wait_thread, &w))
 		return mshare_report_fail(r, errno);
-	for (i = 0; i < 1000 && !(w.started && thread_sleeping(w.tid)); i++)
+	/* Until W sleeps in FUTEX_WAIT (its only blocking call) */
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&w.started, __ATOMIC_SEQ_CST) &&
+		    thread_sleeping(w.tid))
+			break;
 		usleep(1000);
+	}
 
 	switch (c->event) {
 	case GONE_MUNMAP:
