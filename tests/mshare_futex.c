@@ -347,7 +347,7 @@ FUTEX_TEST(robust_owner_dies_memfd, SHM_MEMFD, 1, run_robust_case)
  * waiting process P, which forks the waker K (a sharer through the
  * mapping it inherits) and starts the waiting thread W.
  */
-/* GONE_ALL: every one of them, and the other sharer exits: the region is freed */
+/* GONE_ALL: all three, and the waker exits: the region is freed under W */
 enum gone_event { GONE_MUNMAP, GONE_UNLINK, GONE_CREATOR_EXIT, GONE_ALL };
 enum gone_end { END_WAKE, END_SIGNAL, END_TIMEOUT };
 

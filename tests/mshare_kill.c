@@ -61,7 +61,7 @@ struct kill_shared {
 	long user_wrong;		/* words it read back wrong */
 	long victims_killed;
 	long victims_finished;
-	long rounds_part_done;		/* touch: some pages written, not all */
+	long rounds_part_done;		/* touch: pages written, not all */
 };
 
 struct kill_case {

@@ -223,7 +223,7 @@ static const char *const ref_stage_name[REF_STAGES] = {
 struct ref_case {
 	struct shm_target target;
 	struct mshare_report *report;
-	long *referenced;	/* kB, per stage, in memory shared with the test */
+	long *referenced;	/* kB per stage, shared with the test */
 	long want[REF_STAGES];
 };
 
