@@ -11,11 +11,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
@@ -326,6 +332,293 @@ FUTEX_TEST(read_only_wait_memfd, SHM_MEMFD, 5, run_read_only_case)
 FUTEX_TEST(robust_owner_dies_region, SHM_REGION, 0, run_robust_case)
 FUTEX_TEST(robust_owner_dies_memfd, SHM_MEMFD, 1, run_robust_case)
 
+/*
+ * A waiter whose mapping goes away while it sleeps in FUTEX_WAIT: its own
+ * process munmaps the mapping, unlinks the region (the memfd control: the
+ * waiter's process closes its descriptor; a memfd has no name), or the
+ * process that created the memory and mapped it first exits.  The futex
+ * key was taken when the waiter queued (the region's mm and address; the
+ * memfd's inode and offset), so the waiter still wakes as it would have:
+ * by a FUTEX_WAKE of another sharer, by a signal (EINTR) or at its
+ * timeout (ETIMEDOUT).  The teardown's wait for the region to be freed,
+ * and kmemleak at the end of the run, see a reference left behind.
+ *
+ * The processes: the creator C makes the memory and maps it; it forks the
+ * waiting process P, which forks the waker K (a sharer through the
+ * mapping it inherits) and starts the waiting thread W.
+ */
+/* GONE_ALL: all three, and the waker exits: the region is freed under W */
+enum gone_event { GONE_MUNMAP, GONE_UNLINK, GONE_CREATOR_EXIT, GONE_ALL };
+enum gone_end { END_WAKE, END_SIGNAL, END_TIMEOUT };
+
+struct gone_case {
+	struct shm_target target;
+	enum gone_event event;
+	enum gone_end end;
+	struct gone_shared {
+		struct mshare_report report;
+		pid_t waiter_pid;	/* P, reaped by the test */
+		long wait_ret;		/* W's FUTEX_WAIT: 0 or -errno */
+		int creator_go;		/* futex: C may exit */
+	} *sh;
+};
+
+#define GONE_TIMEOUT_MS	3000
+
+struct gone_wait {
+	unsigned long *word;
+	struct timespec ts;
+	long ret;
+	pid_t tid;
+	int started;
+};
+
+static void *gone_wait_thread(void *arg)
+{
+	struct gone_wait *w = arg;
+
+	w->tid = gettid();
+	__atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
+	w->ret = futex(w->word, FUTEX_WAIT, 0, &w->ts) ? -errno : 0;
+	return NULL;
+}
+
+/* Has thread @tid gone to sleep (state S in its stat)? */
+static bool thread_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (harness_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+static void gone_sigusr1(int sig)
+{
+	(void)sig;
+}
+
+/* K: wakes the word once P says so, through its own (inherited) mapping */
+static int gone_waker(unsigned long *word, int go_fd)
+{
+	char cmd;
+	long woken = 0;
+	int tries;
+
+	if (read(go_fd, &cmd, 1) != 1)
+		return 2;
+	if (cmd != 'w')
+		return 0;
+	for (tries = 0; tries < WAIT_SECONDS * 20 && woken != 1; tries++) {
+		woken = futex(word, FUTEX_WAKE, INT_MAX, NULL);
+		if (woken < 0)
+			return 3;
+		if (!woken)
+			usleep(50000);
+	}
+	return woken == 1 ? 0 : 4;
+}
+
+/* P: the waiting process */
+static int gone_waiter(struct gone_case *c, unsigned long *p)
+{
+	struct mshare_report *r = &c->sh->report;
+	struct gone_wait w = { .word = &p[WORD_FUTEX] };
+	struct sigaction sa = { .sa_handler = gone_sigusr1 };
+	struct harness_child_result res;
+	pid_t waker, creator = getppid();
+	pthread_t thread;
+	int go[2], i;
+	char cmd;
+
+	mshare_report_step(r, "start the waker");
+	if (pipe(go))
+		return mshare_report_fail(r, errno);
+	waker = fork();
+	if (waker < 0)
+		return mshare_report_fail(r, errno);
+	if (!waker) {
+		close(go[1]);
+		_exit(gone_waker(&p[WORD_FUTEX], go[0]));
+	}
+	close(go[0]);
+
+	mshare_report_step(r, "FUTEX_WAIT in a thread");
+	if (c->end == END_TIMEOUT) {
+		w.ts.tv_sec = GONE_TIMEOUT_MS / 1000;
+		w.ts.tv_nsec = GONE_TIMEOUT_MS % 1000 * 1000000L;
+	} else
+		w.ts.tv_sec = WAIT_SECONDS;
+	if (sigaction(SIGUSR1, &sa, NULL) ||
+	    pthread_create(&thread, NULL, gone_wait_thread, &w))
+		return mshare_report_fail(r, errno);
+	/* Until W sleeps in FUTEX_WAIT (its only blocking call) */
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&w.started, __ATOMIC_SEQ_CST) &&
+		    thread_sleeping(w.tid))
+			break;
+		usleep(1000);
+	}
+
+	switch (c->event) {
+	case GONE_MUNMAP:
+		mshare_report_step(r, "munmap the waiter's mapping");
+		if (munmap(p, GIB))
+			return mshare_report_fail(r, errno);
+		break;
+	case GONE_UNLINK:
+		mshare_report_step(r, "unlink (memfd: close)");
+		if (c->target.kind == SHM_REGION ?
+		    mshare_unlink(c->target.name) : close(c->target.memfd))
+			return mshare_report_fail(r, errno);
+		break;
+	case GONE_ALL:
+		mshare_report_step(r, "the waker exits");
+		cmd = 'x';
+		if (write(go[1], &cmd, 1) != 1 ||
+		    harness_wait_child_timeout(waker, WAIT_SECONDS, &res) ||
+		    !res.exited || res.status)
+			return mshare_report_fail(r, MSHARE_ERR_VALUE);
+		waker = 0;
+		/* fall through */
+	case GONE_CREATOR_EXIT:
+		mshare_report_step(r, "the creator exits");
+		__atomic_store_n(&c->sh->creator_go, 1, __ATOMIC_SEQ_CST);
+		futex(&c->sh->creator_go, FUTEX_WAKE, 1, NULL);
+		/* Reparented once C is gone */
+		for (i = 0; i < 5000 && getppid() == creator; i++)
+			usleep(1000);
+		if (getppid() == creator)
+			return mshare_report_fail(r, ETIMEDOUT);
+		if (c->event != GONE_ALL)
+			break;
+		mshare_report_step(r, "unlink (memfd: close), munmap");
+		if ((c->target.kind == SHM_REGION ?
+		     mshare_unlink(c->target.name) : close(c->target.memfd)) ||
+		    munmap(p, GIB))
+			return mshare_report_fail(r, errno);
+		mshare_report_step(r, "the region is freed");
+		if (c->target.kind == SHM_REGION &&
+		    !mshare_dbg_wait_gone(c->target.name))
+			return mshare_report_fail(r, EBUSY);
+		break;
+	}
+	if (!thread_sleeping(w.tid))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+
+	mshare_report_step(r, "the waiter wakes");
+	cmd = c->end == END_WAKE ? 'w' : 'x';
+	if (waker && write(go[1], &cmd, 1) != 1)
+		return mshare_report_fail(r, errno);
+	if (c->end == END_SIGNAL && pthread_kill(thread, SIGUSR1))
+		return mshare_report_fail(r, errno);
+	pthread_join(thread, NULL);
+	c->sh->wait_ret = w.ret;
+	mshare_report_step(r, "the waker");
+	if (waker && (harness_wait_child_timeout(waker, WAIT_SECONDS * 2,
+						 &res) ||
+		      !res.exited || res.status))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+/* C: makes the memory, maps it first, forks P */
+static int gone_creator(void *arg)
+{
+	struct gone_case *c = arg;
+	struct mshare_report *r = &c->sh->report;
+	struct shm_target *t = &c->target;
+	unsigned long *p;
+	int fd, status;
+	pid_t waiter;
+
+	mshare_report_step(r, "create");
+	if (t->kind == SHM_REGION) {
+		fd = mshare_create(t->name);
+		if (fd < 0)
+			return mshare_report_fail(r, -fd);
+		close(fd);
+	} else {
+		t->memfd = memfd_create(t->name, MFD_CLOEXEC);
+		if (t->memfd < 0 || ftruncate(t->memfd, GIB))
+			return mshare_report_fail(r, errno);
+	}
+	p = shm_target_map_step(t, PROT_READ | PROT_WRITE, r, "first map");
+	if (!p)
+		return 1;
+	p[0] = 1;
+	waiter = fork();
+	if (waiter < 0)
+		return mshare_report_fail(r, errno);
+	if (!waiter)
+		_exit(gone_waiter(c, p));
+	c->sh->waiter_pid = waiter;
+	if (c->event == GONE_CREATOR_EXIT || c->event == GONE_ALL) {
+		while (!__atomic_load_n(&c->sh->creator_go, __ATOMIC_SEQ_CST))
+			futex(&c->sh->creator_go, FUTEX_WAIT, 0, NULL);
+		return 0;
+	}
+	if (waitpid(waiter, &status, 0) != waiter)
+		return 1;
+	c->sh->waiter_pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static void run_gone_case(struct gone_case *c)
+{
+	static const long want[] = {
+		[END_WAKE] = 0, [END_SIGNAL] = -EINTR,
+		[END_TIMEOUT] = -ETIMEDOUT,
+	};
+	struct harness_child_result res;
+	int subreaper = 0;
+
+	c->sh = mmap(NULL, sizeof(*c->sh), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(c->sh != MAP_FAILED);
+	c->sh->wait_ret = 1;
+	/* P outlives C when the creator exits: reap it here */
+	CU_ASSERT_EQUAL_FATAL(prctl(PR_GET_CHILD_SUBREAPER, &subreaper), 0);
+	CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(gone_creator, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	if (c->sh->waiter_pid > 0) {
+		CU_ASSERT_EQUAL(harness_wait_child_timeout(c->sh->waiter_pid,
+							  CHILD_TIMEOUT,
+							  &res), 0);
+		MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	}
+	MSHARE_ASSERT_CHILD(&res, &c->sh->report, NULL, 0);
+	MSHARE_ASSERT_EQ(c->sh->wait_ret, want[c->end]);
+	prctl(PR_SET_CHILD_SUBREAPER, subreaper);
+	if (c->target.kind == SHM_REGION) {
+		if (c->event != GONE_UNLINK && c->event != GONE_ALL)
+			MSHARE_ASSERT_ERRNO(mshare_unlink(c->target.name), 0);
+		CU_ASSERT(mshare_dbg_wait_gone(c->target.name));
+	}
+	munmap(c->sh, sizeof(*c->sh));
+}
+
+#define GONE_TEST(test, slot, ev, e)					\
+static void run_##test(struct gone_case *c)				\
+{									\
+	c->event = ev;							\
+	c->end = e;							\
+	run_gone_case(c);						\
+}									\
+SHM_TEST_PAIR(struct gone_case, test, run_##test, FUTEX_ADDR(slot),	\
+	      FUTEX_ADDR(slot + 1))
+
+GONE_TEST(munmap_then_wake, 6, GONE_MUNMAP, END_WAKE)
+GONE_TEST(munmap_then_signal, 8, GONE_MUNMAP, END_SIGNAL)
+GONE_TEST(munmap_then_timeout, 10, GONE_MUNMAP, END_TIMEOUT)
+GONE_TEST(unlink_then_wake, 12, GONE_UNLINK, END_WAKE)
+GONE_TEST(creator_exit_then_wake, 14, GONE_CREATOR_EXIT, END_WAKE)
+GONE_TEST(region_freed_then_timeout, 16, GONE_ALL, END_TIMEOUT)
+
 static const struct harness_test mshare_futex_tests[] = {
 	{ "wake_between_sharers_region", wake_between_sharers_region },
 	{ "wake_between_sharers_memfd", wake_between_sharers_memfd },
@@ -335,6 +628,19 @@ static const struct harness_test mshare_futex_tests[] = {
 	{ "read_only_wait_memfd", read_only_wait_memfd },
 	{ "robust_owner_dies_region", robust_owner_dies_region },
 	{ "robust_owner_dies_memfd", robust_owner_dies_memfd },
+	{ "munmap_then_wake_region", munmap_then_wake_region },
+	{ "munmap_then_wake_memfd", munmap_then_wake_memfd },
+	{ "munmap_then_signal_region", munmap_then_signal_region },
+	{ "munmap_then_signal_memfd", munmap_then_signal_memfd },
+	{ "munmap_then_timeout_region", munmap_then_timeout_region },
+	{ "munmap_then_timeout_memfd", munmap_then_timeout_memfd },
+	{ "unlink_then_wake_region", unlink_then_wake_region },
+	{ "unlink_then_wake_memfd", unlink_then_wake_memfd },
+	{ "creator_exit_then_wake_region", creator_exit_then_wake_region },
+	{ "creator_exit_then_wake_memfd", creator_exit_then_wake_memfd },
+	{ "region_freed_then_timeout_region",
+	  region_freed_then_timeout_region },
+	{ "region_freed_then_timeout_memfd", region_freed_then_timeout_memfd },
 	{ NULL, NULL },
 };
 

@@ -13,8 +13,11 @@
  * has no task.  pagemap, walking the same tables, shows them present.
  * mincore() says resident for both: the region's PTEs, the memfd's page
  * cache.
+ *
+ * The accessed bit, after clear_refs and MADV_COLD: see ref_case below.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
@@ -188,6 +192,183 @@ static void run_proc_case(struct proc_case *c)
 
 #define KB(pages)	((pages) * (long)PAGE / 1024)
 
+/*
+ * Accessed-bit tracking: after clear_refs (1: every page of every vma old)
+ * or MADV_COLD, a page counts as Referenced in smaps again only once it is
+ * accessed.  Reclaim ages pages by the same bit.  What one sharer (A)
+ * sees after accesses of its own and of another sharer (B): with a
+ * memfd, A's smaps walks A's own PTEs, so only A's accesses count; with a
+ * region, A walks the region's PTEs, which B's accesses set too.
+ */
+#define REF_PAGES	32
+#define REF_OFF		(4 * PT_SPAN)
+
+enum {
+	REF_FRESH,		/* after A faulted every page in */
+	REF_CLEARED,		/* then clear_refs */
+	REF_A_READ,		/* clear_refs, A reads every page */
+	REF_B_READ,		/* clear_refs, B (forked) reads every page */
+	REF_B_WRITE,		/* clear_refs, B writes every page */
+	REF_A_WRITE,		/* clear_refs, A writes every page */
+	REF_COLD,		/* MADV_COLD of A's mapping */
+	REF_COLD_A_READ,	/* then A reads every page */
+	REF_STAGES,
+};
+
+static const char *const ref_stage_name[REF_STAGES] = {
+	"fresh", "cleared", "A reads", "B reads", "B writes", "A writes",
+	"MADV_COLD", "MADV_COLD, A reads",
+};
+
+struct ref_case {
+	struct shm_target target;
+	struct mshare_report *report;
+	long *referenced;	/* kB per stage, shared with the test */
+	long want[REF_STAGES];
+};
+
+static long referenced_kb(unsigned long addr, char *buf)
+{
+	const char *entry = smaps_entry(buf, SMAPS_MAX, addr);
+
+	return entry ? smaps_field(entry, "Referenced") : -1;
+}
+
+static int clear_refs(const char *how)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, how, strlen(how)) == (ssize_t)strlen(how) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* Read (or write) one word in every page of the range */
+static void touch_range(volatile unsigned long *p, bool write)
+{
+	unsigned long i, sum = 0;
+
+	for (i = 0; i < REF_PAGES; i++) {
+		volatile unsigned long *w = &p[(REF_OFF + i * PAGE) /
+					       sizeof(long)];
+
+		if (write)
+			*w = i + 1;
+		else
+			sum += *w;
+	}
+	(void)sum;
+}
+
+/* A forked sharer accesses the range through its own mapping */
+static int sharer_b(volatile unsigned long *p, bool write)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		touch_range(p, write);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
+static int ref_child(void *arg)
+{
+	struct ref_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long addr = c->target.addr;
+	volatile unsigned long *p;
+	char *buf = malloc(SMAPS_MAX);
+	long *ref = c->referenced;
+
+	if (!buf)
+		return mshare_report_fail(r, ENOMEM);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r, "map");
+	if (!p)
+		return 1;
+	mshare_report_step(r, "fault in");
+	touch_range(p, true);
+	ref[REF_FRESH] = referenced_kb(addr, buf);
+
+	mshare_report_step(r, "clear_refs 1");
+	if (clear_refs("1"))
+		return mshare_report_fail(r, errno);
+	ref[REF_CLEARED] = referenced_kb(addr, buf);
+	touch_range(p, false);
+	ref[REF_A_READ] = referenced_kb(addr, buf);
+
+	mshare_report_step(r, "B reads");
+	if (clear_refs("1") || sharer_b(p, false))
+		return mshare_report_fail(r, errno);
+	ref[REF_B_READ] = referenced_kb(addr, buf);
+	mshare_report_step(r, "B writes");
+	if (clear_refs("1") || sharer_b(p, true))
+		return mshare_report_fail(r, errno);
+	ref[REF_B_WRITE] = referenced_kb(addr, buf);
+	mshare_report_step(r, "A writes");
+	if (clear_refs("1"))
+		return mshare_report_fail(r, errno);
+	touch_range(p, true);
+	ref[REF_A_WRITE] = referenced_kb(addr, buf);
+
+	mshare_report_step(r, "MADV_COLD");
+	if (madvise((void *)addr, GIB, MADV_COLD))
+		return mshare_report_fail(r, errno);
+	ref[REF_COLD] = referenced_kb(addr, buf);
+	touch_range(p, false);
+	ref[REF_COLD_A_READ] = referenced_kb(addr, buf);
+
+	/*
+	 * 4 clears soft-dirty bits; UML has none (no CONFIG_MEM_SOFT_DIRTY),
+	 * so it only takes the walk.  2 and 3: anonymous, file pages only.
+	 */
+	mshare_report_step(r, "clear_refs 2, 3, 4");
+	if (clear_refs("2") || clear_refs("3") || clear_refs("4"))
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "data");
+	for (unsigned long i = 0; i < REF_PAGES; i++)
+		if (p[(REF_OFF + i * PAGE) / sizeof(long)] != i + 1)
+			return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	free(buf);
+	return mshare_report_done(r);
+}
+
+static void run_ref_case(struct ref_case *c)
+{
+	struct harness_child_result res;
+	int i;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	c->referenced = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(c->referenced != MAP_FAILED);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(ref_child, c, CHILD_TIMEOUT,
+						 &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	printf("    %s: smaps Referenced (kB):", shm_kind_name(c->target.kind));
+	for (i = 0; i < REF_STAGES; i++)
+		printf(" %s %ld;", ref_stage_name[i], c->referenced[i]);
+	printf("\n");
+	for (i = 0; i < REF_STAGES; i++)
+		mshare_assert_eq(c->referenced[i], c->want[i],
+				 ref_stage_name[i], __LINE__, __FILE__,
+				 __func__);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(c->referenced, PAGE);
+	mshare_report_free(c->report);
+}
+
 /* Every page of the region: the setup's word at 0, and NPAGES */
 static void reader_view_region(void)
 {
@@ -223,9 +404,58 @@ static void reader_view_memfd(void)
 	run_proc_case(&c);
 }
 
+/*
+ * The region's vma holds the setup's page too (a region's smaps shows
+ * every page of the region): it is young until the first clear_refs.
+ */
+static void referenced_after_clear_refs_region(void)
+{
+	struct ref_case c = {
+		.target = { .kind = SHM_REGION, .name = "refs_region",
+			    .addr = PROC_ADDR(2) },
+		.want = {
+			[REF_FRESH] = KB(REF_PAGES + 1),
+			[REF_A_READ] = KB(REF_PAGES),
+			[REF_B_READ] = KB(REF_PAGES),
+			[REF_B_WRITE] = KB(REF_PAGES),
+			[REF_A_WRITE] = KB(REF_PAGES),
+			[REF_COLD_A_READ] = KB(REF_PAGES),
+		},
+	};
+
+	run_ref_case(&c);
+}
+
+/*
+ * B's accesses set B's own PTEs' bits, which A's smaps does not walk; but
+ * B, a new process, faults its PTEs in first, and shmem's fault marks the
+ * folio accessed (PG_referenced), which smaps counts for every mapper.
+ */
+static void referenced_after_clear_refs_memfd(void)
+{
+	struct ref_case c = {
+		.target = { .kind = SHM_MEMFD, .name = "refs_memfd",
+			    .addr = PROC_ADDR(3) },
+		.want = {
+			[REF_FRESH] = KB(REF_PAGES),
+			[REF_A_READ] = KB(REF_PAGES),
+			[REF_B_READ] = KB(REF_PAGES),
+			[REF_B_WRITE] = KB(REF_PAGES),
+			[REF_A_WRITE] = KB(REF_PAGES),
+			[REF_COLD_A_READ] = KB(REF_PAGES),
+		},
+	};
+
+	run_ref_case(&c);
+}
+
 static const struct harness_test mshare_proc_tests[] = {
 	{ "reader_view_region", reader_view_region },
 	{ "reader_view_memfd", reader_view_memfd },
+	{ "referenced_after_clear_refs_region",
+	  referenced_after_clear_refs_region },
+	{ "referenced_after_clear_refs_memfd",
+	  referenced_after_clear_refs_memfd },
 	{ NULL, NULL },
 };
 
