@@ -40,9 +40,24 @@ int harness_mkdir_p(const char *path)
 	}
 }
 
+/* Is something mounted on @path: is it on another device than its parent? */
+static bool is_mount_point(const char *path)
+{
+	char parent[PATH_MAX];
+	struct stat st, parent_st;
+
+	if (snprintf(parent, sizeof(parent), "%s/..", path) >=
+	    (int)sizeof(parent))
+		return false;
+	return !stat(path, &st) && !stat(parent, &parent_st) &&
+	       st.st_dev != parent_st.st_dev;
+}
+
 /*
- * Create the mount point and mount.  EBUSY means it is already mounted
- * (e.g. the kernel mounted devtmpfs itself), which is what we wanted.
+ * Create the mount point and mount, unless something is mounted there
+ * already: a tmpfs mounts again over itself, and the files the caller made
+ * in the first one would be hidden.  EBUSY means it is mounted too (e.g.
+ * the kernel mounted devtmpfs itself), which is what we wanted.
  */
 int harness_mount(const char *source, const char *target, const char *type,
 		  const char *data)
@@ -53,6 +68,8 @@ int harness_mount(const char *source, const char *target, const char *type,
 		printf("harness: mkdir %s: %s\n", target, strerror(-ret));
 		return ret;
 	}
+	if (is_mount_point(target))
+		return 0;
 	if (mount(source, target, type, 0, data) && errno != EBUSY)
 		return -errno;
 	return 0;

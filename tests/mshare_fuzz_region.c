@@ -211,9 +211,7 @@ static int make_file(const char *path, unsigned long val)
 {
 	int fd, ret;
 
-	ret = harness_mkdir_p(FILE_DIR);
-	if (!ret)
-		ret = harness_mount("tmpfs", FILE_DIR, "tmpfs", "mode=1777");
+	ret = harness_mount("tmpfs", FILE_DIR, "tmpfs", "mode=1777");
 	if (ret)
 		return ret;
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

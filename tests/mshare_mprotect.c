@@ -69,22 +69,6 @@ static long want(const struct mprotect_case *c, struct mprotect_want w)
 	return c->target.kind == SHM_REGION ? w.region : w.memfd;
 }
 
-/* An agent of the test's kind, with the memory mapped read-write */
-static int start_sharer(struct mshare_agent *a, const struct shm_target *t,
-			int tag)
-{
-	int err;
-
-	if (t->kind == SHM_REGION)
-		err = mshare_agent_start(a, t->name, t->addr, tag);
-	else
-		err = mshare_agent_start_memfd(a, t->memfd, t->addr, tag);
-	if (err)
-		return err;
-	return mshare_agent_do(a, t->kind == SHM_REGION ? AGENT_MAP_FOLLOW :
-			       AGENT_MAP_MEMFD, GIB);
-}
-
 /* A new process maps the memory with c->prot and reads or writes c->off */
 static int probing_child(void *arg)
 {
@@ -176,8 +160,10 @@ static void run_read_only_part(struct mprotect_case *c)
 	struct mshare_agent changer, live;
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&changer, &c->target, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&live, &c->target, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&changer, &c->target, 1),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&live, &c->target, 2),
+			      0);
 	/* Mapped writable in the live sharer before the change */
 	MSHARE_ASSERT_EQ(mshare_agent_do(&live, AGENT_WRITE, CHANGED_OFF), 0);
 
@@ -291,7 +277,8 @@ static void run_prot_none_part(struct mprotect_case *c)
 	unsigned long at = c->target.addr + INSIDE_OFF;
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&changer, &c->target, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&changer, &c->target, 1),
+			      0);
 	MSHARE_ASSERT_EQ(mshare_agent_do(&changer, AGENT_WRITE, INSIDE_OFF),
 			 0);
 	MSHARE_ASSERT_EQ(mshare_agent_do(&changer, AGENT_MPROTECT,
@@ -512,7 +499,8 @@ static void run_gup_writes(struct mprotect_case *c)
 	struct call_results *res;
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&changer, &c->target, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&changer, &c->target, 1),
+			      0);
 	MSHARE_ASSERT_EQ(mshare_agent_do(&changer, AGENT_MPROTECT,
 			 AGENT_MPROTECT_ARG(CHANGED_OFF, CHANGED_PAGES,
 					    PROT_READ)), 0);
@@ -588,7 +576,8 @@ static void run_mapped_read_only(struct mprotect_case *c)
 	struct mshare_agent changer;
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&changer, &c->target, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&changer, &c->target, 1),
+			      0);
 	/*
 	 * The whole GiB read-only and read-write again: nothing is charged
 	 * to the commit limit for it (which a GiB would exceed here)

@@ -60,9 +60,7 @@ static int make_file(struct mremap_case *c)
 	unsigned long off, word;
 	int fd, ret;
 
-	ret = harness_mkdir_p(FILE_DIR);
-	if (!ret)
-		ret = harness_mount("tmpfs", FILE_DIR, "tmpfs", "mode=1777");
+	ret = harness_mount("tmpfs", FILE_DIR, "tmpfs", "mode=1777");
 	if (ret)
 		return ret;
 	snprintf(c->file, sizeof(c->file), FILE_DIR "/%s", c->target.name);
@@ -105,21 +103,6 @@ static int set_file_word(const struct mremap_case *c, unsigned long off,
 	n = pwrite(fd, &word, sizeof(word), off);
 	close(fd);
 	return n == sizeof(word) ? 0 : -EIO;
-}
-
-static int start_sharer(struct mshare_agent *a, const struct shm_target *t,
-			int tag)
-{
-	int err;
-
-	if (t->kind == SHM_REGION)
-		err = mshare_agent_start(a, t->name, t->addr, tag);
-	else
-		err = mshare_agent_start_memfd(a, t->memfd, t->addr, tag);
-	if (err)
-		return err;
-	return mshare_agent_do(a, t->kind == SHM_REGION ? AGENT_MAP_FOLLOW :
-			       AGENT_MAP_MEMFD, GIB);
 }
 
 /*
@@ -185,7 +168,8 @@ static void run_file_into(struct mremap_case *c)
 
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
 	MSHARE_ASSERT_EQ(make_file(c), 0);
-	CU_ASSERT_EQUAL_FATAL(start_sharer(&other, &c->target, FILE_TAG), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&other, &c->target, FILE_TAG),
+			      0);
 	/* Anonymous memory where the file goes: 16 pages */
 	MSHARE_ASSERT_EQ(mshare_agent_do(&other, AGENT_FILL, FILE_OFF +
 					 FILE_LEN), 0);

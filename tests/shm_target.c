@@ -98,6 +98,21 @@ void *shm_target_map_step(const struct shm_target *t, int prot,
 	return p;
 }
 
+int shm_target_start_agent(struct mshare_agent *a,
+			   const struct shm_target *t, int tag)
+{
+	int err;
+
+	if (t->kind == SHM_REGION)
+		err = mshare_agent_start(a, t->name, t->addr, tag);
+	else
+		err = mshare_agent_start_memfd(a, t->memfd, t->addr, tag);
+	if (err)
+		return err;
+	return mshare_agent_do(a, t->kind == SHM_REGION ? AGENT_MAP_FOLLOW :
+			       AGENT_MAP_MEMFD, GIB);
+}
+
 int shm_target_teardown(struct shm_target *t)
 {
 	if (t->kind == SHM_MEMFD)

@@ -73,6 +73,13 @@ void *shm_target_map(const struct shm_target *t, int prot);
 void *shm_target_map_step(const struct shm_target *t, int prot,
 			  struct mshare_report *r, const char *step);
 
+/*
+ * In the test: an agent (mshare_util.h) with the memory mapped read-write
+ * at t->addr, the region's whole or the memfd's GiB.  0, or what failed.
+ */
+int shm_target_start_agent(struct mshare_agent *a,
+			   const struct shm_target *t, int tag);
+
 /* In the test: unlink the region and wait until it is gone, or close. */
 int shm_target_teardown(struct shm_target *t);
 
