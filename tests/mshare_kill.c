@@ -21,12 +21,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/swap.h>
 #include <sys/wait.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
+#include "swap_disk.h"
 
 #define KILL_ADDR(slot)	MSHARE_ADDR(110 + (slot))
 #define CHILD_TIMEOUT	60
@@ -46,7 +45,6 @@
 #define USER_OFF	(2 * PT_SPAN)
 #define USER_PAGES	16
 #define VICTIM_TAG	7
-#define SWAP_DEV	"/dev/ubda"
 /* The swap rounds: 8 MiB paged out, then faulted back by the victim */
 #define SWAP_PAGES	2048
 #define HOG_MARGIN_KB	(4 * 1024)
@@ -343,29 +341,6 @@ HARNESS_SUITE(mshare_kill_suite, .name = "mshare_kill",
 	      .tests = mshare_kill_tests,
 	      .requires = harness_requires_msharefs);
 
-/* As mshare_swap: the suite turns the swap disk on and off itself */
-static const char *requires_swap_disk(void)
-{
-	struct stat st;
-	const char *why = harness_requires_msharefs();
-
-	if (why)
-		return why;
-	if (stat(SWAP_DEV, &st) || !S_ISBLK(st.st_mode))
-		return SWAP_DEV " is not there: boot through uml/run-linux.sh (make run), which attaches a swap disk";
-	return NULL;
-}
-
-static int swap_suite_init(void)
-{
-	return swapon(SWAP_DEV, 0) ? -1 : 0;
-}
-
-static int swap_suite_cleanup(void)
-{
-	return swapoff(SWAP_DEV) ? -1 : 0;
-}
-
 static const struct harness_test mshare_kill_swap_tests[] = {
 	{ "killed_in_swap_in_region", killed_in_swap_in_region },
 	{ "killed_in_swap_in_memfd", killed_in_swap_in_memfd },
@@ -373,6 +348,6 @@ static const struct harness_test mshare_kill_swap_tests[] = {
 };
 
 HARNESS_SUITE(mshare_kill_swap_suite, .name = "mshare_kill_swap",
-	      .tests = mshare_kill_swap_tests, .init = swap_suite_init,
-	      .cleanup = swap_suite_cleanup,
-	      .requires = requires_swap_disk);
+	      .tests = mshare_kill_swap_tests, .init = swap_disk_on,
+	      .cleanup = swap_disk_off,
+	      .requires = swap_disk_required);

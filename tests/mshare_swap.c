@@ -14,13 +14,11 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/swap.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
+#include "swap_disk.h"
 
-#define SWAP_DEV	"/dev/ubda"
 #define SWAP_ADDR(slot)	MSHARE_ADDR(82 + (slot))
 #define CHILD_TIMEOUT	60
 #define NPAGES		512
@@ -32,28 +30,6 @@ struct swap_case {
 	/* Pages the pageout wrote to swap, in memory shared with the child */
 	long *swapped_out;
 };
-
-static const char *requires_swap_disk(void)
-{
-	struct stat st;
-	const char *why = harness_requires_msharefs();
-
-	if (why)
-		return why;
-	if (stat(SWAP_DEV, &st) || !S_ISBLK(st.st_mode))
-		return SWAP_DEV " is not there: boot through uml/run-linux.sh (make run), which attaches a swap disk";
-	return NULL;
-}
-
-static int swap_suite_init(void)
-{
-	return swapon(SWAP_DEV, 0) ? -1 : 0;
-}
-
-static int swap_suite_cleanup(void)
-{
-	return swapoff(SWAP_DEV) ? -1 : 0;
-}
 
 /* Pages written to swap since boot (per-cpu counts folded in first) */
 static long pages_swapped_out(void)
@@ -182,6 +158,6 @@ static const struct harness_test mshare_swap_tests[] = {
 };
 
 HARNESS_SUITE(mshare_swap_suite, .name = "mshare_swap",
-	      .tests = mshare_swap_tests, .init = swap_suite_init,
-	      .cleanup = swap_suite_cleanup,
-	      .requires = requires_swap_disk);
+	      .tests = mshare_swap_tests, .init = swap_disk_on,
+	      .cleanup = swap_disk_off,
+	      .requires = swap_disk_required);
