@@ -13,6 +13,9 @@
 # afterwards: /dev/ubda, a swap area (mkswap; the tests that swap turn it
 # on and off themselves), and /dev/ubdb, a scratch disk of zeroes (O_DIRECT
 # to and from memory).  Their sizes: SWAP_MB, SCRATCH_MB.
+# /dev/tty1 is a console whose host end goes away: its input (con1=fd:4) is
+# a pipe whose writer closes it when the guest has written a byte to its
+# output (fd 5, a FIFO to that writer, which then reads to the end).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,6 +66,9 @@ truncate -s "${SWAP_MB:-256}M" "$swap_disk"
 mkswap -q "$swap_disk" >/dev/null
 truncate -s "${SCRATCH_MB:-16}M" "$scratch_disk"
 args+=("ubd0=$swap_disk" "ubd1=$scratch_disk")
+# /dev/tty1, the uml_console suite's: a console whose host input goes away
+# once the guest has written a byte to it (fds 4 and 5 below).
+args+=("con1=fd:4,fd:5")
 [ -n "$tests" ] && args+=("harness.run=$tests")
 if [ -n "$results" ]; then
 	mkdir -p "$results"
@@ -72,6 +78,8 @@ args+=("$@")
 
 fifo=$workdir/console
 mkfifo "$fifo"
+tty1_out=$workdir/tty1-out
+mkfifo "$tty1_out"
 
 if [ -n "$quiet" ]; then
 	tee "$log" <"$fifo" >/dev/null &
@@ -86,7 +94,10 @@ tee_pid=$!
 ulimit -c 0
 exec 3>"$fifo"
 echo "run-linux: ${wrapper[*]:+${wrapper[*]} }$linux ${args[*]}" >&3
-timeout --kill-after=10 "$timeout" "${wrapper[@]}" "$linux" "${args[@]}" </dev/null >&3 2>&1 &
+# shellcheck disable=SC2094 # tty1_out is a FIFO: ./linux writes, the helper reads
+timeout --kill-after=10 "$timeout" "${wrapper[@]}" "$linux" "${args[@]}" </dev/null >&3 2>&1 \
+	4< <({ head -c 1 >/dev/null; exec >&-; exec cat >/dev/null; } <"$tty1_out") \
+	5>"$tty1_out" &
 group=$!
 exec 3>&-
 set +e
