@@ -149,10 +149,20 @@ $(OBJ)/.config: $(FRAGMENTS) $(INITRAMFS_CONFIG) $(SRC)/Makefile
 config: source
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 
-kernel: source harness $(INITRAMFS_LIST)
-	@$(MAKE) --no-print-directory $(OBJ)/.config
+# The check again only when .config or a fragment changed since it passed.
+$(OBJ)/.config-checked: $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
-	$(KMAKE) linux scripts_gdb
+	@touch $@
+
+# uml/kbuild.sh skips kbuild when nothing it reads changed since it last
+# succeeded (what that covers: the script's header).
+kernel: source harness $(INITRAMFS_LIST)
+	@$(MAKE) --no-print-directory $(OBJ)/.config-checked
+	@bash $(ROOT)/uml/kbuild.sh --stamp $(OBJ)/.mshare-uml-kbuild --src $(SRC) \
+		--watch $(OBJ)/.config --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
+		--watch /usr/include --watch /usr/lib/gcc \
+		--output $(OBJ)/linux --output $(OBJ)/vmlinux-gdb.py -- \
+		$(KMAKE) linux scripts_gdb
 	$(if $(SEED_BUILD)$(BASE_BUILD),@echo '$(SERIES) kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
 
 linux: kernel

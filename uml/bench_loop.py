@@ -35,6 +35,7 @@ KBUILD_LINE = re.compile(r'^  ([A-Z0-9_]+)\s+(\S+)')
 # link-vmlinux.sh's steps and the archive it links (UML: vmlinux is ./linux).
 LINK_TARGET = re.compile(r'^(\.tmp_vmlinux|vmlinux|linux$|System\.map|'
                          r'init/version-timestamp\.o)')
+NOOP_KBUILD = re.compile(r'^  (GEN +Makefile|CALL +\S+/checksyscalls\.sh|LINK linux)$')
 KUNIT_RESULT = re.compile(r'Testing complete\. Ran (\d+) tests?')
 KUNIT_ELAPSED = re.compile(r'Elapsed time: [\d.]+s total, ([\d.]+)s configuring, '
                            r'([\d.]+)s building, ([\d.]+)s running')
@@ -206,8 +207,9 @@ def report(d, n):
 
 def noop(path):
     rows, rc = read_stamps(path)
+    # What a kbuild with nothing to do prints all the same.
     kbuild = [line for _, line in rows if KBUILD_LINE.match(line) and
-              not line.startswith('  LINK linux')]
+              not NOOP_KBUILD.match(line)]
     print('bench-loop: make with nothing changed: %.2f s%s%s' % (
         rows[-1][0], ', exit %d' % rc if rc else '',
         '' if not kbuild else ', but it ran: ' + '; '.join(
