@@ -154,6 +154,13 @@ $(OBJ)/.config-checked: $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	@touch $@
 
+# The kernel's version string: the tarball's version (the kernel's own
+# Makefile) and -mshareN, N the patches of the series applied (-mshare-seedN,
+# -mshare-baseN for the other kernels); not build/linux's git state
+# (uml/config/loop.config turns LOCALVERSION_AUTO off).
+KERNEL_LOCALVERSION = -mshare$(if $(SEED_BUILD),-seed)$(if $(BASE_BUILD),-base)$(shell \
+	wc -l <$(SRC)/.git/mshare-uml-applied)
+
 # uml/kbuild.sh skips kbuild when nothing it reads changed since it last
 # succeeded (what that covers: the script's header).
 kernel: source harness $(INITRAMFS_LIST)
@@ -162,7 +169,7 @@ kernel: source harness $(INITRAMFS_LIST)
 		--watch $(OBJ)/.config --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
 		--watch /usr/include --watch /usr/lib/gcc \
 		--output $(OBJ)/linux --output $(OBJ)/vmlinux-gdb.py -- \
-		$(KMAKE) linux scripts_gdb
+		$(KMAKE) LOCALVERSION=$(KERNEL_LOCALVERSION) linux scripts_gdb
 	$(if $(SEED_BUILD)$(BASE_BUILD),@echo '$(SERIES) kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
 
 linux: kernel
