@@ -226,7 +226,7 @@ bench: linux
 # rounds, the suite T (default mshare_refcount), booted with LOOP_BOOT_ARGS;
 # EDIT=comment appends a comment instead of a definition (see the script).
 ROUNDS ?= 3
-LOOP_BOOT_ARGS ?=
+LOOP_BOOT_ARGS ?= time-travel
 EDIT ?= code
 bench-loop: linux
 	@LOOP_BOOT_ARGS='$(LOOP_BOOT_ARGS)' bash $(ROOT)/uml/bench-loop.sh --rounds $(ROUNDS) \
