@@ -76,8 +76,16 @@ edit_file() {
 	fi
 }
 
+# stamp OUT CMD...: run CMD (a child of this shell, in its environment),
+# its output lines timed into OUT, its exit status appended; returns it.
 stamp() {
-	python3 "$root/uml/bench_loop.py" stamp "$@"
+	local out=$1 start rc
+	shift
+	start=$(date +%s.%N)
+	"$@" </dev/null 2>&1 | python3 "$root/uml/bench_loop.py" stamp "$out" "$start"
+	rc=${PIPESTATUS[0]}
+	printf -- '-\tEXIT %d\n' "$rc" >>"$out"
+	return "$rc"
 }
 
 mkdir -p "$out"
@@ -121,9 +129,9 @@ locked make -C "$root" --no-print-directory >"$out/warmup-make.log" 2>&1 ||
 ours_round() {
 	local i=$1 rc=0
 	edit_file "$ours_file" "$i"
-	stamp "$out/ours-$i.make" -- make -C "$root" --no-print-directory || rc=$?
+	stamp "$out/ours-$i.make" make -C "$root" --no-print-directory || rc=$?
 	[ "$rc" -eq 0 ] || return "$rc"
-	stamp "$out/ours-$i.boot" -- bash "$root/uml/run-linux.sh" --timeout 300 \
+	stamp "$out/ours-$i.boot" bash "$root/uml/run-linux.sh" --timeout 300 \
 		--log "$out/ours-$i.console" --tests "$suite" -- "${boot_args[@]}" || rc=$?
 	return "$rc"
 }
@@ -132,7 +140,7 @@ kunit_round() {
 	local i=$1
 	edit_file "$kunit_file" "$i"
 	# kunit.py run configures, builds and boots; the stamp splits it there.
-	(cd "$kunit_src" && stamp "$out/kunit-$i.run" -- python3 "$kunit" run \
+	(cd "$kunit_src" && stamp "$out/kunit-$i.run" python3 "$kunit" run \
 		--arch=um --build_dir="$kunit_obj")
 }
 
@@ -149,5 +157,5 @@ python3 "$root/uml/bench_loop.py" report "$out" "$rounds"
 # The restored mm/mshare.c builds once more; then a make with nothing to do.
 locked make -C "$root" --no-print-directory >"$out/warmup-make.log" 2>&1 ||
 	die "make failed (see $out/warmup-make.log)"
-locked stamp "$out/noop-make" -- make -C "$root" --no-print-directory
+locked stamp "$out/noop-make" make -C "$root" --no-print-directory
 python3 "$root/uml/bench_loop.py" noop "$out/noop-make"

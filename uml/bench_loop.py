@@ -2,11 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Timestamps and tables for `make bench-loop` (uml/bench-loop.sh).
 
-  stamp OUT -- CMD...   run CMD, write each line of its output to OUT as
-                        "SECONDS<TAB>LINE" (seconds since CMD started, host
-                        monotonic clock) and a last "SECONDS<TAB>EXIT rc"
-                        line; exits with CMD's status.  With --echo the
-                        lines also go to stdout.
+  stamp OUT START       each line of stdin to OUT as "SECONDS<TAB>LINE",
+                        seconds since START (the epoch time the command
+                        started), then "SECONDS<TAB>END" at end of input;
+                        uml/bench-loop.sh appends "-<TAB>EXIT rc".
   round DIR I           one line: round I's totals, ours and kunit.py's.
   noop FILE             the time of a `make` with nothing changed (a stamp
                         file), and whether it rebuilt anything.
@@ -21,7 +20,6 @@ before each command; with -j2 two commands may overlap, so the split of
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
@@ -43,39 +41,32 @@ HARNESS_COUNTS = re.compile(r'^harness: (\d+) passed, (\d+) failed')
 
 
 def stamp(argv):
-    echo = False
-    if argv and argv[0] == '--echo':
-        echo = True
-        argv = argv[1:]
-    if len(argv) < 3 or argv[1] != '--':
-        sys.exit('usage: bench_loop.py stamp [--echo] OUT -- CMD...')
-    out, cmd = argv[0], argv[2:]
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    """Lines of stdin into OUT, timed from START (the shell's clock when it
+    started the command: the command is the shell's child, not ours, so
+    that it sees the shell's environment, which a python3 shim such as
+    pyenv's changes), and an END line at end of input."""
+    if len(argv) != 2:
+        sys.exit('usage: CMD | bench_loop.py stamp OUT START')
+    out, start = argv[0], float(argv[1])
     with open(out, 'w') as f:
-        for raw in proc.stdout:
-            now = time.monotonic() - start
+        for raw in sys.stdin.buffer:
             line = raw.decode(errors='replace').rstrip('\r\n')
-            f.write('%.3f\t%s\n' % (now, line))
-            if echo:
-                sys.stdout.write(line + '\n')
-                sys.stdout.flush()
-        rc = proc.wait()
-        f.write('%.3f\tEXIT %d\n' % (time.monotonic() - start, rc))
-    sys.exit(rc)
+            f.write('%.3f\t%s\n' % (time.time() - start, line))
+        f.write('%.3f\tEND\n' % (time.time() - start))
 
 
 def read_stamps(path):
-    """[(seconds, line)], and the exit status of the last line."""
+    """[(seconds, line)] ending with the END line, and the exit status the
+    shell appended ("EXIT rc")."""
     rows = []
     with open(path, errors='replace') as f:
         for row in f:
             t, _, line = row.rstrip('\n').partition('\t')
-            rows.append((float(t), line))
-    if not rows or not rows[-1][1].startswith('EXIT '):
-        raise ValueError('%s: no EXIT line (the command was cut short)' % path)
-    return rows, int(rows[-1][1].split()[1])
+            rows.append((t, line))
+    if len(rows) < 2 or rows[-2][1] != 'END' or not rows[-1][1].startswith('EXIT '):
+        raise ValueError('%s: no END and EXIT lines (the command was cut short)' % path)
+    rc = int(rows[-1][1].split()[1])
+    return [(float(t), line) for t, line in rows[:-1]], rc
 
 
 def charge(rows, classify, first):
