@@ -111,11 +111,15 @@ restore() {
 }
 trap restore EXIT
 
+# Run "$@" holding the lock on fd 9 (closed for "$@", so that nothing it
+# leaves running keeps the lock); returns its status.
 exec 9>>"$lock"
 locked() {
+	local rc=0
 	flock 9
-	"$@" 9>&-
+	"$@" 9>&- || rc=$?
 	flock -u 9
+	return "$rc"
 }
 
 echo "bench-loop: load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
