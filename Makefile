@@ -117,6 +117,7 @@ help:
 	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
 	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
 	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
+	@echo '  ROUNDS=n EDIT=code|comment LOOP_BOOT_ARGS="kernel args" (bench-loop; default: 3, code, time-travel)'
 
 deps:
 	@sh $(ROOT)/uml/install-deps.sh
