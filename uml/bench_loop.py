@@ -16,6 +16,10 @@ A phase is read from the times between output lines: the time after a line
 until the next one is charged to that line's phase (kbuild prints a line
 before each command; with -j2 two commands may overlap, so the split of
 `make` into kbuild / link / initramfs is approximate, its total is not).
+Lines printed before the stamper is reading (python3's start-up, about
+0.1 s; pyenv's shim is slow) are stamped when it starts, so that time
+goes to the first phase (prepare-source) and the harness phase, tens of
+milliseconds, may read 0.00.
 """
 import os
 import re
