@@ -16,12 +16,13 @@
 #  - no file under WATCH paths is newer (the .config, the initramfs list and
 #    the /init it names, the host's /usr/include and gcc's own headers, which
 #    UML's user-space half includes);
-#  - the key is the same: the KMAKE command line, the versions of gcc and
-#    ld, the environment (kbuild reads KCFLAGS, KBUILD_*, LOCALVERSION and
-#    more from it; all of it counts except variables that only say where the
-#    shell is or which make job server to use), and the variables given on
-#    make's command line (MAKEFLAGS) except the ones of our Makefile that
-#    kbuild does not read;
+#  - the key is the same: the KMAKE command line (less the path of the
+#    lock it queues on, which make bench-loop changes), the versions of
+#    gcc and ld, the environment (kbuild reads KCFLAGS, KBUILD_*,
+#    LOCALVERSION and more from it; all of it counts except variables that
+#    only say where the shell is or which make job server to use), and the
+#    variables given on make's command line (MAKEFLAGS) except the ones of
+#    our Makefile that kbuild does not read;
 #  - every OUTPUT exists (what kbuild left when it succeeded is current as
 #    of the stamp; one removed since must be made again).
 #
@@ -57,6 +58,10 @@ OUR_VARS+='|SEED_SUITE_TIMEOUT|SEED_TEST_TIMEOUT|SEED_BOOT_PER_TEST'
 OUR_VARS+='|COVERAGE_FUZZ_SECONDS|LOOP_BOOT_ARGS'
 
 key() {
+	# The command line, less the lock it queues on (flock FILE ...).
+	if [ "$1" = flock ]; then
+		shift 2
+	fi
 	printf '%s\n' "$*"
 	gcc --version | head -n 1
 	ld --version | head -n 1
