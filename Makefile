@@ -69,14 +69,14 @@ SEED_BOOT_PER_TEST ?=
 
 # Targets that only make sense for the full series in build/linux.
 ifneq ($(SEED_BUILD),)
-ifneq ($(filter bench gdb check-series export-patches,$(MAKECMDGOALS)),)
-$(error SERIES=seed: not for $(filter bench gdb check-series export-patches,$(MAKECMDGOALS)), \
+ifneq ($(filter bench bench-loop gdb check-series export-patches,$(MAKECMDGOALS)),)
+$(error SERIES=seed: not for $(filter bench bench-loop gdb check-series export-patches,$(MAKECMDGOALS)), \
 	which work on the full series in build/linux)
 endif
 endif
 
 # SERIES=base is for building the base kernel and its mm selftests only.
-BASE_NOT_GOALS := run test fuzz bench gdb valgrind check-series export-patches \
+BASE_NOT_GOALS := run test fuzz bench bench-loop gdb valgrind check-series export-patches \
 	selftests-record-base
 ifneq ($(BASE_BUILD),)
 ifneq ($(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)),)
@@ -85,7 +85,7 @@ $(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it bui
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness run test fuzz bench valgrind gdb \
+.PHONY: all linux deps source config kernel harness run test fuzz bench bench-loop valgrind gdb \
 	check-series export-patches clean distclean help selftests selftests-record-base coverage
 
 all: linux
@@ -103,6 +103,7 @@ help:
 	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
 	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
+	@echo '  make bench-loop [ROUNDS=3] [T=suite] [EDIT=comment]  edit mm/ -> make -> one suite, ours vs kunit.py run, medians and ratio -> build/bench-loop/'
 	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
@@ -116,6 +117,7 @@ help:
 	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
 	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
 	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
+	@echo '  ROUNDS=n EDIT=code|comment LOOP_BOOT_ARGS="kernel args" (bench-loop; default: 3, code, time-travel)'
 
 deps:
 	@sh $(ROOT)/uml/install-deps.sh
@@ -148,10 +150,27 @@ $(OBJ)/.config: $(FRAGMENTS) $(INITRAMFS_CONFIG) $(SRC)/Makefile
 config: source
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 
-kernel: source harness $(INITRAMFS_LIST)
-	@$(MAKE) --no-print-directory $(OBJ)/.config
+# The check again only when .config or a fragment changed since it passed.
+$(OBJ)/.config-checked: $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
 	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
-	$(KMAKE) linux scripts_gdb
+	@touch $@
+
+# The kernel's version string: the tarball's version (the kernel's own
+# Makefile) and -mshareN, N the patches of the series applied (-mshare-seedN,
+# -mshare-baseN for the other kernels); not build/linux's git state
+# (uml/config/loop.config turns LOCALVERSION_AUTO off).
+KERNEL_LOCALVERSION = -mshare$(if $(SEED_BUILD),-seed)$(if $(BASE_BUILD),-base)$(shell \
+	wc -l <$(SRC)/.git/mshare-uml-applied)
+
+# uml/kbuild.sh skips kbuild when nothing it reads changed since it last
+# succeeded (what that covers: the script's header).
+kernel: source harness $(INITRAMFS_LIST)
+	@$(MAKE) --no-print-directory $(OBJ)/.config-checked
+	@bash $(ROOT)/uml/kbuild.sh --stamp $(OBJ)/.mshare-uml-kbuild --src $(SRC) \
+		--watch $(OBJ)/.config --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
+		--watch /usr/include --watch /usr/lib/gcc \
+		--output $(OBJ)/linux --output $(OBJ)/vmlinux-gdb.py -- \
+		$(KMAKE) LOCALVERSION=$(KERNEL_LOCALVERSION) linux scripts_gdb
 	$(if $(SEED_BUILD)$(BASE_BUILD),@echo '$(SERIES) kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
 
 linux: kernel
@@ -203,6 +222,16 @@ selftests-record-base:
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
 	@bash $(ROOT)/uml/bench.sh
+
+# The edit-to-verdict loop against kunit.py's (uml/bench-loop.sh): ROUNDS
+# rounds, the suite T (default mshare_refcount), booted with LOOP_BOOT_ARGS;
+# EDIT=comment appends a comment instead of a definition (see the script).
+ROUNDS ?= 3
+LOOP_BOOT_ARGS ?= time-travel
+EDIT ?= code
+bench-loop: linux
+	@LOOP_BOOT_ARGS='$(LOOP_BOOT_ARGS)' bash $(ROOT)/uml/bench-loop.sh --rounds $(ROUNDS) \
+		--suite '$(or $(T),mshare_refcount)' --edit $(EDIT)
 
 # The test kernel with UML's gcov in objects of its own, the suite and a
 # short fuzz run on it, lcov's HTML and a summary (uml/coverage.sh).

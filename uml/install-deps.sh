@@ -5,15 +5,19 @@
 set -eu
 
 list=${1:-$(dirname "$0")/packages.txt}
+wanted=$(grep -v -e '^#' -e '^[[:space:]]*$' "$list")
+# One dpkg-query for all of them: this runs at every make.  It names the
+# installed ones; a package it does not know is left out (and is missing).
+# shellcheck disable=SC2086 # one word per package
+installed=" $(dpkg-query -W -f='${Package}:${Status}\n' $wanted 2>/dev/null |
+	sed -n 's/:install ok installed$//p' | tr '\n' ' ')"
 missing=
-while read -r pkg; do
-	case "$pkg" in '#'* | '') continue ;; esac
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	case "$status" in
-	*" installed") ;;
+for pkg in $wanted; do
+	case "$installed" in
+	*" $pkg "*) ;;
 	*) missing="$missing $pkg" ;;
 	esac
-done <"$list"
+done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -90,17 +90,28 @@ series_patches() {
 }
 
 # Print the commit that the longest unchanged prefix of the series ended at,
-# and how many patches that prefix holds.
+# and how many patches that prefix holds.  One sha256sum for every patch and
+# one read of the state: this runs at every make.
 unchanged_prefix() {
-	local n=0 commit patch sum recorded
+	local n=0 commit patch recorded
+	local -a patches applied
+	local -A sums=()
 	commit=$(git -C "$src" rev-parse base)
-	while read -r patch; do
-		sum=$(sha256sum <"$patchdir/$patch" | cut -d' ' -f1)
-		recorded=$(sed -n "$((n + 1))p" "$state")
-		[ "${recorded%% *}" = "$sum" ] || break
+	mapfile -t patches < <(series_patches)
+	mapfile -t applied <"$state"
+	if [ "${#patches[@]}" -gt 0 ]; then
+		while read -r sum patch; do
+			sums[$patch]=$sum
+		# A patch that is missing gets no sum: the prefix ends there.
+		done < <(cd "$patchdir" && { sha256sum -- "${patches[@]}" 2>/dev/null || true; })
+	fi
+	for patch in "${patches[@]}"; do
+		recorded=${applied[n]:-}
+		[ -n "${sums[$patch]:-}" ] || break
+		[ "${recorded%% *}" = "${sums[$patch]}" ] || break
 		commit=${recorded#* }
 		n=$((n + 1))
-	done < <(series_patches)
+	done
 	echo "$commit $n"
 }
 
