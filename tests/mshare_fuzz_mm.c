@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fuzzer's operations of the rest of mm on regions, and their model.
- * What the fixed kernel does (patches 0038 to 0042):
+ * What the fixed kernel does (patches 0040 to 0044):
  *
  * - a shared futex in a region is keyed by the region and the offset in
  *   it: a FUTEX_WAKE through any mapping of the region wakes exactly the
