@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "test_util.h"
@@ -262,4 +263,29 @@ void harness_vm_stat_refresh(void)
 	if (write(fd, "1", 1) != 1)
 		errno = 0;
 	close(fd);
+}
+
+/*
+ * A read-write mapping of size bytes: private anonymous memory (with no
+ * commit charge) when memfd_name is NULL, else a MAP_SHARED memfd of that
+ * name.  MAP_FAILED on failure, with errno set.
+ */
+void *harness_map_rw(size_t size, const char *memfd_name)
+{
+	void *p;
+	int fd;
+
+	if (!memfd_name)
+		return mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	fd = memfd_create(memfd_name, MFD_CLOEXEC);
+	if (fd < 0)
+		return MAP_FAILED;
+	if (ftruncate(fd, size)) {
+		close(fd);
+		return MAP_FAILED;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p;
 }

@@ -55,6 +55,7 @@ long harness_meminfo_kb(const char *field);
 long harness_proc_status_kb(const char *field);
 long harness_pid_status_kb(pid_t pid, const char *field);
 long harness_vmstat(const char *field);
+void *harness_map_rw(size_t size, const char *memfd_name);
 void harness_vm_stat_refresh(void);
 
 #endif

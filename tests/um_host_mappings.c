@@ -43,27 +43,6 @@ struct populate_case {
 	bool memfd;
 };
 
-static void *map_case(const struct populate_case *c)
-{
-	void *p;
-	int fd;
-
-	if (!c->memfd)
-		return mmap(NULL, c->size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			    0);
-	fd = memfd_create("um_host_mappings", MFD_CLOEXEC);
-	if (fd < 0)
-		return MAP_FAILED;
-	if (ftruncate(fd, c->size)) {
-		close(fd);
-		return MAP_FAILED;
-	}
-	p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p;
-}
-
 /*
  * Populate, read a word of every page, then write one page in 64 (a
  * written page replaces the zero page) and read those back
@@ -75,7 +54,7 @@ static int populating_child(void *arg)
 	unsigned long step = PAGE / sizeof(long);
 	volatile unsigned long *p;
 
-	p = map_case(c);
+	p = harness_map_rw(c->size, c->memfd ? "um_host_mappings" : NULL);
 	if (p == MAP_FAILED)
 		return CHILD_MAP;
 	if (madvise((void *)p, c->size, MADV_POPULATE_READ))

@@ -52,27 +52,6 @@ struct pressure_case {
 	unsigned long *written;
 };
 
-static void *map_case(const struct pressure_case *c)
-{
-	void *p;
-	int fd;
-
-	if (!c->memfd)
-		return mmap(NULL, c->size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			    0);
-	fd = memfd_create("um_swap_pressure", MFD_CLOEXEC);
-	if (fd < 0)
-		return MAP_FAILED;
-	if (ftruncate(fd, c->size)) {
-		close(fd);
-		return MAP_FAILED;
-	}
-	p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p;
-}
-
 static unsigned long pattern(unsigned long i)
 {
 	return i * 0x9e3779b97f4a7c15UL + 1;
@@ -92,7 +71,7 @@ static int pressing_child(void *arg)
 	long out_start = harness_vmstat("pswpout");
 	volatile unsigned long *p;
 
-	p = map_case(c);
+	p = harness_map_rw(c->size, c->memfd ? "um_swap_pressure" : NULL);
 	if (p == MAP_FAILED)
 		return CHILD_MAP;
 	for (i = 0; i < pages; i++) {
