@@ -76,7 +76,11 @@ static void test_region_fill_ends_in_oom_kill(void)
 		       r->step, mshare_errname(r->err));
 	CU_ASSERT(harness_vmstat("oom_kill") > kills_before);
 
-	/* The region was freed with its last mapping, from a work item. */
+	/*
+	 * The region's pages were freed with its last mapping, before the
+	 * victim's exit completed (patch 0054): the OOM killer, which counts
+	 * an exited victim's memory as free, was right to.
+	 */
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("oom_region"));
 	for (i = 0; i < 500; i++) {
 		free_after = mshare_free_kb();

@@ -2,14 +2,16 @@
 /*
  * Life of a region, through <debugfs>/mshare/regions: the reference count
  * after create, each mmap, munmap and exit, and unlink; unlink while
- * mapped; the memory freed after unlink and the last unmap; the creator
- * leaving first.
+ * mapped; the memory freed after unlink and the last unmap, and by the
+ * last sharer's exit; the creator leaving first.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "mshare_util.h"
@@ -18,6 +20,7 @@
 #define UNLINK_ADDR	MSHARE_ADDR(11)
 #define FREED_ADDR	MSHARE_ADDR(12)
 #define CREXIT_ADDR	MSHARE_ADDR(13)
+#define EXIT_ADDR	MSHARE_ADDR(14)
 #define FILL_LEN	(16UL << 20)
 #define FREE_MARGIN_KB	1024L
 #define ANON_SLACK_KB	16L
@@ -129,6 +132,26 @@ static long wait_free_back(long base)
 }
 
 /*
+ * The region's page tables go with its mm, from a work item after the
+ * last reference (its pages go before): wait ~2 s at most for PageTables
+ * to be back within the slack of @base.
+ */
+static long wait_page_tables_back(long base)
+{
+	long now = -1;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		harness_vm_stat_refresh();
+		now = harness_meminfo_kb("PageTables");
+		if (labs(now - base) <= ANON_SLACK_KB)
+			break;
+		usleep(10000);
+	}
+	return now;
+}
+
+/*
  * Both processes stay alive: what comes back is the region's memory, not
  * theirs.  Free memory is MemFree plus the per-cpu free lists.
  */
@@ -165,8 +188,8 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_UNMAP, 0), 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_freed"));
 	after = wait_free_back(before);
+	pt_after = wait_page_tables_back(pt_before);
 	anon_after = harness_meminfo_kb("AnonPages");
-	pt_after = harness_meminfo_kb("PageTables");
 	printf("\n    free %ld kB before, %ld kB with %lu kB in the region, %ld kB after; AnonPages %ld -> %ld kB, PageTables %ld -> %ld kB\n",
 	       before, during, FILL_LEN / 1024, after, anon_before, anon_after,
 	       pt_before, pt_after);
@@ -177,6 +200,58 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	CU_ASSERT(labs(pt_after - pt_before) <= ANON_SLACK_KB);
 	CU_ASSERT_EQUAL(mshare_agent_stop(&b), 0);
 	CU_ASSERT_EQUAL(mshare_agent_stop(&a), 0);
+}
+
+/* The last sharer of an unlinked region: fill it, then exit. */
+static int fill_and_exit(void *arg)
+{
+	volatile char *p;
+	unsigned long off;
+	int fd;
+
+	(void)arg;
+	fd = mshare_create("rc_exit_frees");
+	if (fd < 0)
+		return 1;
+	p = mmap((void *)EXIT_ADDR, GIB, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 2;
+	if (mshare_unlink("rc_exit_frees"))
+		return 3;
+	for (off = 0; off < FILL_LEN; off += PAGE)
+		p[off] = 1;
+	return 0;
+}
+
+/*
+ * When wait() returns for the last sharer of an unlinked region, the
+ * region's pages are free, as a memfd's are when its last user exits:
+ * nothing else has to run first.  The OOM killer counts on that (its
+ * victim's exit says the victim's memory is back), and a teardown left to
+ * a worker may need memory itself (a fork for a new worker).  Both
+ * processes run SCHED_FIFO, so no worker gets the CPU between the child's
+ * exit and our read of AnonPages (not refreshed: a refresh waits for
+ * workers; its per-cpu drift is far below FILL_LEN).
+ */
+static void test_freed_by_last_sharer_exit(void)
+{
+	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	struct harness_child_result res;
+	long anon_before, anon_after;
+
+	harness_vm_stat_refresh();
+	anon_before = harness_meminfo_kb("AnonPages");
+	CU_ASSERT_EQUAL_FATAL(sched_setscheduler(0, SCHED_FIFO, &rt), 0);
+	CU_ASSERT_EQUAL(harness_run_child(fill_and_exit, NULL, &res), 0);
+	anon_after = harness_meminfo_kb("AnonPages");
+	CU_ASSERT_EQUAL(sched_setscheduler(0, SCHED_OTHER, &normal), 0);
+	printf("\n    AnonPages %ld kB before, %ld kB when wait() returned (%lu kB were in the region)\n",
+	       anon_before, anon_after, FILL_LEN / 1024);
+	CU_ASSERT_TRUE(res.exited && res.status == 0);
+	CU_ASSERT(anon_after - anon_before < (long)(FILL_LEN / 1024 / 4));
+	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_exit_frees"));
 }
 
 static void test_creator_exits_first(void)
@@ -222,6 +297,7 @@ static const struct harness_test mshare_refcount_tests[] = {
 	{ "unlink_while_mapped", test_unlink_while_mapped },
 	{ "freed_after_unlink_and_last_unmap",
 	  test_freed_after_unlink_and_last_unmap },
+	{ "freed_by_last_sharer_exit", test_freed_by_last_sharer_exit },
 	{ "creator_exits_first", test_creator_exits_first },
 	{ NULL, NULL },
 };
