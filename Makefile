@@ -60,6 +60,8 @@ KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 
 T ?=
 RUN_ARGS ?=
 TIMEOUT ?= 900
+# make prog: how long the program may run (the boot gets a minute more).
+PROG_TIMEOUT ?= 600
 # Per-boot timeouts of `make test SERIES=seed` (one boot per suite, and one
 # per test of a suite whose boot crashed or hung).
 SEED_SUITE_TIMEOUT ?= 120
@@ -85,7 +87,7 @@ $(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it bui
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness run test fuzz bench bench-loop valgrind gdb \
+.PHONY: all linux deps source config kernel harness run prog test fuzz bench bench-loop valgrind gdb \
 	check-series export-patches clean distclean help selftests selftests-record-base coverage
 
 all: linux
@@ -95,6 +97,7 @@ help:
 	@echo '  make              install missing packages, build ./linux (UML with the harness as /init)'
 	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
 	@echo '  make test         everything CI checks; non-zero exit on any failure'
+	@echo '  make prog PROG=path [ARGS="a b"]  your own program inside ./linux, swap and scratch disks attached -> build/program.log'
 	@echo '  make SERIES=seed  build the seed (series up to "# seed ends here") -> build/seed/obj/linux'
 	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
@@ -115,6 +118,7 @@ help:
 	@echo '  make clean        remove build/obj, build/seed/obj and ./linux (keeps build/linux, your workspace)'
 	@echo '  make distclean    remove build/ entirely'
 	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
+	@echo '  PROG=path ARGS="args" PROG_TIMEOUT=seconds (make prog; default timeout 600)'
 	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
 	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
 	@echo '  ROUNDS=n EDIT=code|comment LOOP_BOOT_ARGS="kernel args" (bench-loop; default: 3, code, time-travel)'
@@ -179,6 +183,11 @@ run: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/run.log,$(BUILD)/run.log) \
 		$(if $(T),--tests '$(T)') -- $(RUN_ARGS)
+
+# PROG relative to the checkout, or absolute; see uml/run-program.sh.
+prog: linux
+	$(if $(PROG),,$(error make prog wants PROG=path/to/program (and ARGS="its arguments")))
+	@bash $(ROOT)/uml/run-program.sh --timeout $(PROG_TIMEOUT) '$(PROG)' $(ARGS)
 
 ifeq ($(SEED_BUILD),)
 test: linux

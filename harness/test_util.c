@@ -289,3 +289,28 @@ void *harness_map_rw(size_t size, const char *memfd_name)
 	close(fd);
 	return p;
 }
+
+int harness_kernel_param(const char *name, char *buf, size_t size)
+{
+	static char cmdline[4096];
+	size_t name_len = strlen(name), len;
+	const char *p;
+	ssize_t ret;
+
+	ret = harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	if (ret < 0)
+		return ret;
+	for (p = cmdline; (p = strstr(p, name)); p++) {
+		if ((p == cmdline || p[-1] == ' ') && p[name_len] == '=')
+			break;
+	}
+	if (!p)
+		return -ENOENT;
+	p += name_len + 1;
+	len = strcspn(p, " \t\n");
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return 0;
+}

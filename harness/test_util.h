@@ -57,5 +57,11 @@ long harness_pid_status_kb(pid_t pid, const char *field);
 long harness_vmstat(const char *field);
 void *harness_map_rw(size_t size, const char *memfd_name);
 void harness_vm_stat_refresh(void);
+/*
+ * The value of the kernel parameter @name ("suite.key") on /proc/cmdline,
+ * a word of its own: the kernel keeps such parameters from init.  0, or
+ * -ENOENT when it is not there, -ENAMETOOLONG when it does not fit.
+ */
+int harness_kernel_param(const char *name, char *buf, size_t size);
 
 #endif

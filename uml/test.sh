@@ -189,6 +189,32 @@ stage_oom() {
 	fi
 }
 
+# A program of one's own inside ./linux (make prog): examples/region_tour.c,
+# built on the host as a user builds it (dynamic), must pass; false(1) must
+# make the boot fail, or the runner could not tell.
+stage_program() {
+	local rc=0 prog=$root/build/examples/region_tour
+	echo "test: == program: your own program inside ./linux (make prog) =="
+	mkdir -p "$(dirname "$prog")"
+	if ! cc -O2 -Wall -Werror -o "$prog" "$root/examples/region_tour.c"; then
+		stage_result program no "cc examples/region_tour.c failed"
+		return
+	fi
+	if bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program-false.log" \
+		false >/dev/null 2>&1; then
+		stage_result program no "a program that exits 1 passed (see $out/program-false.log)"
+		return
+	fi
+	bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program.log" "$prog" \
+		>/dev/null 2>&1 || rc=$?
+	grep '^user_program region_tour| ' "$out/program.log" || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result program yes ""
+	else
+		stage_result program no "exit $rc (see $out/program.log)"
+	fi
+}
+
 # The harness and the test code on the host, under memcheck.
 stage_valgrind() {
 	local rc=0
@@ -249,6 +275,7 @@ stage_negative_control
 stage_negative_debug
 stage_selection
 stage_oom
+stage_program
 stage_valgrind
 stage_gdb
 echo "test: $passed passed, $failed failed"

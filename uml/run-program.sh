@@ -1,0 +1,64 @@
+#!/bin/bash
+# Run a program of your own inside ./linux, as a test: one boot with the
+# harness's explicit-only suite user_program (tests/user_program.c), which
+# runs PROG with the host's root directory as its root (so a program built
+# on the host runs as it is), the guest's /proc, /sys (msharefs on
+# /sys/fs/mshare), /dev, /dev/shm and /tmp over it, swap on the runner's
+# swap disk (/dev/ubda) and the scratch disk at /dev/ubdb.  Exits with
+# ./linux's status: 0 when PROG exited 0 and the kernel log stayed clean.
+#
+# usage: run-program.sh [--timeout SECONDS] [--log FILE] PROG [ARG...]
+# PROG and its working directory are the caller's; an argument may hold
+# no comma, blank or quote (the kernel command line carries them).
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+timeout=600
+log=$root/build/program.log
+
+die() {
+	echo "run-program: $*" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see the usage line in $0)" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || die "usage: $0 [--timeout SECONDS] [--log FILE] PROG [ARG...]"
+case "$timeout" in
+'' | *[!0-9]* | 0) die "--timeout wants whole seconds, got '$timeout'" ;;
+esac
+
+prog=$1
+shift
+case "$prog" in
+*/*) ;;
+*) prog=$(command -v "$prog") || die "$1: not found in PATH" ;;
+esac
+if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
+	die "$prog: not an executable file"
+fi
+prog=$(realpath "$prog")
+cwd=$(pwd -P)
+
+argv=$prog
+for arg in "$prog" "$cwd" "$@"; do
+	case "$arg" in
+	*[,\ \	\"\']* | '')
+		die "'$arg': the kernel command line cannot carry an empty word or one with a comma, blank or quote" ;;
+	esac
+done
+for arg in "$@"; do
+	argv=$argv,$arg
+done
+
+# The boot lasts the program's timeout, plus a minute for boot and power-off.
+exec bash "$root/uml/run-linux.sh" --timeout $((timeout + 60)) --log "$log" \
+	--tests user_program -- "user_program.argv=$argv" \
+	"user_program.cwd=$cwd" "user_program.timeout=$timeout"
