@@ -12,25 +12,23 @@
  * vm.overcommit_memory=2's limit is SIGBUS); a region's are not committed.
  *
  * Each test makes its own cgroups under a cgroup2 mount at /sys/fs/cgroup,
- * so that memory.current starts at 0, and removes them at the end.
+ * so that memory.current starts at 0, and removes them at the end
+ * (memcg_util.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "mount_util.h"
+#include "memcg_util.h"
 #include "mshare_util.h"
 #include "shm_target.h"
 
 #define ACCT_ADDR(slot)		MSHARE_ADDR(150 + (slot))
-#define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CHILD_TIMEOUT		60
 #define MIB			(1UL << 20)
 /* What a sharer faults in: far above what a process's own kernel memory is */
@@ -57,107 +55,6 @@ struct acct_case {
 	int ready[2], go[2];
 	pid_t holder;
 };
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : (n < 0 ? n : -EIO);
-}
-
-static int cg_write(const char *cg, const char *file, const char *text)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	return write_file(path, text);
-}
-
-/* A number from a cgroup file (memory.current), or -1 */
-static long cg_read_long(const char *cg, const char *file)
-{
-	char path[192], buf[64];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	if (harness_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-/* "@key value" from a flat keyed file (memory.stat, memory.events), or -1 */
-static long cg_read_key(const char *cg, const char *file, const char *key)
-{
-	char path[192], buf[8192];
-	size_t len = strlen(key);
-	char *line;
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	if (harness_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (!strncmp(line, key, len) && line[len] == ' ')
-			return strtol(line + len + 1, NULL, 10);
-	}
-	return -1;
-}
-
-static int cg_make(const char *cg)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", cg);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static void cg_remove(const char *cg)
-{
-	char path[192];
-
-	if (!cg[0])
-		return;
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", cg);
-	if (rmdir(path))
-		printf("    rmdir %s: %s\n", path, strerror(errno));
-}
-
-/* In a child: move itself into @cg */
-static int cg_enter(const char *cg)
-{
-	return cg_write(cg, "cgroup.procs", "0");
-}
-
-/*
- * The suite needs the memory controller: mount cgroup2 (once per boot) and
- * hand the controller to the root's children, where the tests' cgroups go.
- */
-static const char *requires_memcg(void)
-{
-	char buf[256];
-
-	if (harness_requires_msharefs())
-		return harness_requires_msharefs();
-	/* mount() again would stack a second cgroup2 mount on the first */
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
-	    harness_mount("cgroup2", CGROUP_ROOT, "cgroup2", NULL))
-		return "cannot mount cgroup2 at " CGROUP_ROOT;
-	if (harness_read_file(CGROUP_ROOT "/cgroup.controllers", buf,
-			      sizeof(buf)) <= 0 || !strstr(buf, "memory"))
-		return "no memory controller (CONFIG_MEMCG is off)";
-	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
-		return "cannot enable +memory in " CGROUP_ROOT;
-	return NULL;
-}
 
 /*
  * The sharer: into its cgroup, map, and write one word per page over
@@ -492,7 +389,7 @@ static int write_sysctl(const char *path, long value)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld", value);
-	return write_file(path, buf);
+	return write_text_file(path, buf);
 }
 
 /*
@@ -554,7 +451,7 @@ static void run_drop_caches(struct acct_case *c)
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 	sync();
-	CU_ASSERT_EQUAL(write_file("/proc/sys/vm/drop_caches", "3"), 0);
+	CU_ASSERT_EQUAL(write_text_file("/proc/sys/vm/drop_caches", "3"), 0);
 	c->check = true;
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
@@ -584,4 +481,4 @@ static const struct harness_test mshare_accounting_tests[] = {
 
 HARNESS_SUITE(mshare_accounting_suite, .name = "mshare_accounting",
 	      .tests = mshare_accounting_tests,
-	      .requires = requires_memcg);
+	      .requires = memcg_required);
