@@ -6,31 +6,31 @@
  * A region's pages are anonymous pages of the region's own mm, which no
  * task runs; a memfd's are shmem pages, charged to the memory cgroup of the
  * process whose fault allocated them.  A region charges the same cgroup,
- * the faulting sharer's, and its limit stops the sharer the same way.
+ * the faulting sharer's, and its limit stops the sharer the same way.  A
+ * sharer moved to another cgroup leaves its charge behind, as cgroup v2
+ * moves none, and its later faults are charged where it is now.
  * Overcommit accounting differs and is pinned down here: shmem commits a
  * memfd's pages as they are allocated (Committed_AS, and a fault past
  * vm.overcommit_memory=2's limit is SIGBUS); a region's are not committed.
  *
  * Each test makes its own cgroups under a cgroup2 mount at /sys/fs/cgroup,
- * so that memory.current starts at 0, and removes them at the end.
+ * so that memory.current starts at 0, and removes them at the end
+ * (memcg_util.h).  A limit with swap to reclaim to: mshare_accounting_swap.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "mount_util.h"
+#include "memcg_util.h"
 #include "mshare_util.h"
 #include "shm_target.h"
 
 #define ACCT_ADDR(slot)		MSHARE_ADDR(150 + (slot))
-#define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CHILD_TIMEOUT		60
 #define MIB			(1UL << 20)
 /* What a sharer faults in: far above what a process's own kernel memory is */
@@ -52,111 +52,34 @@ struct acct_case {
 	unsigned long off;	/* where the sharer starts writing */
 	unsigned long bytes;	/* how much it writes, one word per page */
 	bool check;		/* read back instead of writing */
-	/* remote_write: the holder's pipes (ready, go) and the writer's */
+	/*
+	 * remote_write: the holder's pipes (ready, go) and the writer's
+	 * cgroup; moved_sharer: the same pipes, and the cgroup it moves to
+	 */
 	char writer_cg[64];
+	char moved_cg[64];
 	int ready[2], go[2];
 	pid_t holder;
 };
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : (n < 0 ? n : -EIO);
-}
-
-static int cg_write(const char *cg, const char *file, const char *text)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	return write_file(path, text);
-}
-
-/* A number from a cgroup file (memory.current), or -1 */
-static long cg_read_long(const char *cg, const char *file)
-{
-	char path[192], buf[64];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	if (harness_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-/* "@key value" from a flat keyed file (memory.stat, memory.events), or -1 */
-static long cg_read_key(const char *cg, const char *file, const char *key)
-{
-	char path[192], buf[8192];
-	size_t len = strlen(key);
-	char *line;
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	if (harness_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (!strncmp(line, key, len) && line[len] == ' ')
-			return strtol(line + len + 1, NULL, 10);
-	}
-	return -1;
-}
-
-static int cg_make(const char *cg)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", cg);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static void cg_remove(const char *cg)
-{
-	char path[192];
-
-	if (!cg[0])
-		return;
-	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", cg);
-	if (rmdir(path))
-		printf("    rmdir %s: %s\n", path, strerror(errno));
-}
-
-/* In a child: move itself into @cg */
-static int cg_enter(const char *cg)
-{
-	return cg_write(cg, "cgroup.procs", "0");
-}
-
 /*
- * The suite needs the memory controller: mount cgroup2 (once per boot) and
- * hand the controller to the root's children, where the tests' cgroups go.
+ * Write one word per page over [off, off + bytes) of the mapping at @p, or
+ * check that each holds what such a write left: false on a wrong word.
  */
-static const char *requires_memcg(void)
+static bool fill_pages(unsigned long *p, unsigned long off,
+		       unsigned long bytes, bool check)
 {
-	char buf[256];
+	unsigned long end = off + bytes;
 
-	if (harness_requires_msharefs())
-		return harness_requires_msharefs();
-	/* mount() again would stack a second cgroup2 mount on the first */
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
-	    harness_mount("cgroup2", CGROUP_ROOT, "cgroup2", NULL))
-		return "cannot mount cgroup2 at " CGROUP_ROOT;
-	if (harness_read_file(CGROUP_ROOT "/cgroup.controllers", buf,
-			      sizeof(buf)) <= 0 || !strstr(buf, "memory"))
-		return "no memory controller (CONFIG_MEMCG is off)";
-	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
-		return "cannot enable +memory in " CGROUP_ROOT;
-	return NULL;
+	for (; off < end; off += PAGE) {
+		unsigned long *w = p + off / sizeof(long);
+
+		if (!check)
+			*w = mshare_pattern(off, 1);
+		else if (*w != mshare_pattern(off, 1))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -167,7 +90,7 @@ static int filling_sharer(void *arg)
 {
 	struct acct_case *c = arg;
 	struct mshare_report *r = c->report;
-	unsigned long *p, off;
+	unsigned long *p;
 
 	mshare_report_step(r, "enter the cgroup");
 	if (c->cg[0] && cg_enter(c->cg))
@@ -176,14 +99,8 @@ static int filling_sharer(void *arg)
 	if (!p)
 		return 1;
 	mshare_report_step(r, c->check ? "check the pages" : "fill");
-	for (off = c->off; off < c->off + c->bytes; off += PAGE) {
-		unsigned long *w = p + off / sizeof(long);
-
-		if (!c->check)
-			*w = mshare_pattern(off, 1);
-		else if (*w != mshare_pattern(off, 1))
-			return mshare_report_fail(r, MSHARE_ERR_VALUE);
-	}
+	if (!fill_pages(p, c->off, c->bytes, c->check))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	return mshare_report_done(r);
 }
 
@@ -409,6 +326,102 @@ SHM_TEST_PAIR(struct acct_case, remote_write, run_remote_write,
 	      ACCT_ADDR(12), ACCT_ADDR(13))
 
 /*
+ * moved_sharer: in cgroup A, fault in FILL_BYTES; say so and wait while the
+ * test moves this process to cgroup B; then fault in the next FILL_BYTES
+ * and check both ranges.
+ */
+static int moving_sharer(void *arg)
+{
+	struct acct_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+	char byte = 0;
+
+	mshare_report_step(r, "enter the first cgroup");
+	if (cg_enter(c->cg))
+		return mshare_report_fail(r, errno);
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r, "map");
+	if (!p)
+		return 1;
+	mshare_report_step(r, "fill before the move");
+	fill_pages(p, PAGE, FILL_BYTES, false);
+	mshare_report_step(r, "wait for the move");
+	if (write(c->ready[1], &byte, 1) != 1 || read(c->go[0], &byte, 1) != 1)
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	mshare_report_step(r, "fill after the move");
+	fill_pages(p, PAGE + FILL_BYTES, FILL_BYTES, false);
+	mshare_report_step(r, "check both ranges");
+	if (!fill_pages(p, PAGE, 2 * FILL_BYTES, true))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+/*
+ * A sharer faults FILL_BYTES in from cgroup A, is moved to cgroup B (its
+ * pid written to B's cgroup.procs, as a service manager moves a process),
+ * and faults FILL_BYTES more.  cgroup v2 moves no charges: what A was
+ * charged stays in A, and only the faults after the move are charged to
+ * B.  For a memfd that is shmem's rule (the faulting process's cgroup at
+ * the time of the fault); for a region, handle_mm_fault() looks the
+ * sharer's cgroup up at each fault, so it must see the move at once.
+ */
+static void run_moved_sharer(struct acct_case *c)
+{
+	struct harness_child_result res;
+	long a_moved, b_moved, a_end, b_end, anon, shmem;
+	char byte = 0;
+
+	case_begin(c, c->target.name);
+	snprintf(c->moved_cg, sizeof(c->moved_cg), "acct_%s_moved",
+		 c->target.name);
+	CU_ASSERT_EQUAL_FATAL(cg_make(c->moved_cg), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
+	c->holder = harness_start_child(moving_sharer, c);
+	CU_ASSERT_FATAL(c->holder > 0);
+	/* The sharer's ends only: a sharer that dies ends the read */
+	close(c->ready[1]);
+	close(c->go[0]);
+	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+	a_moved = cg_read_long(c->cg, "memory.current");
+	CU_ASSERT_EQUAL(cg_move(c->moved_cg, c->holder), 0);
+	b_moved = cg_read_long(c->moved_cg, "memory.current");
+	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
+	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
+						   &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	close(c->ready[0]);
+	close(c->go[1]);
+	a_end = cg_read_long(c->cg, "memory.current");
+	b_end = cg_read_long(c->moved_cg, "memory.current");
+	anon = cg_read_key(c->moved_cg, "memory.stat", "anon");
+	shmem = cg_read_key(c->moved_cg, "memory.stat", "shmem");
+	printf("    %s: %lu kB faulted in before the move and %lu kB after; memory.current of the first cgroup %ld kB at the move, %ld kB at the end; of the second %ld kB at the move, %ld kB at the end (anon %ld kB, shmem %ld kB)\n",
+	       shm_kind_name(c->target.kind), FILL_BYTES >> 10,
+	       FILL_BYTES >> 10, a_moved >> 10, a_end >> 10, b_moved >> 10,
+	       b_end >> 10, anon >> 10, shmem >> 10);
+	/* The first faults were A's, and the move took none of it to B */
+	CU_ASSERT(a_moved >= (long)FILL_BYTES);
+	CU_ASSERT(b_moved < (long)FILL_BYTES / 2);
+	/* The charge stays in A; the later faults are B's, and only they */
+	CU_ASSERT(a_end >= (long)FILL_BYTES);
+	CU_ASSERT(a_end - a_moved < (long)FILL_BYTES / 2);
+	CU_ASSERT(b_end >= (long)FILL_BYTES);
+	CU_ASSERT(b_end < (long)FILL_BYTES * 3 / 2);
+	if (c->target.kind == SHM_REGION) {
+		CU_ASSERT(anon >= (long)FILL_BYTES / 2);
+	} else {
+		CU_ASSERT(shmem >= (long)FILL_BYTES / 2);
+	}
+	case_end(c);
+	cg_remove(c->moved_cg);
+}
+
+SHM_TEST_PAIR(struct acct_case, moved_sharer, run_moved_sharer,
+	      ACCT_ADDR(14), ACCT_ADDR(15))
+
+/*
  * A sharer whose cgroup's memory.max is LIMIT_BYTES writes
  * LIMIT_FILL_BYTES: with no swap to reclaim to, the cgroup's OOM killer
  * kills it (SIGKILL), for a region as for a memfd, and memory.current
@@ -492,7 +505,7 @@ static int write_sysctl(const char *path, long value)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld", value);
-	return write_file(path, buf);
+	return write_text_file(path, buf);
 }
 
 /*
@@ -554,7 +567,7 @@ static void run_drop_caches(struct acct_case *c)
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 	sync();
-	CU_ASSERT_EQUAL(write_file("/proc/sys/vm/drop_caches", "3"), 0);
+	CU_ASSERT_EQUAL(write_text_file("/proc/sys/vm/drop_caches", "3"), 0);
 	c->check = true;
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
@@ -571,6 +584,8 @@ static const struct harness_test mshare_accounting_tests[] = {
 	{ "creator_exits_first_memfd", creator_exits_first_memfd },
 	{ "remote_write_region", remote_write_region },
 	{ "remote_write_memfd", remote_write_memfd },
+	{ "moved_sharer_region", moved_sharer_region },
+	{ "moved_sharer_memfd", moved_sharer_memfd },
 	{ "sharer_memory_max_region", sharer_memory_max_region },
 	{ "sharer_memory_max_memfd", sharer_memory_max_memfd },
 	{ "committed_as_region", committed_as_region },
@@ -584,4 +599,4 @@ static const struct harness_test mshare_accounting_tests[] = {
 
 HARNESS_SUITE(mshare_accounting_suite, .name = "mshare_accounting",
 	      .tests = mshare_accounting_tests,
-	      .requires = requires_memcg);
+	      .requires = memcg_required);
