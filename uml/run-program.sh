@@ -36,15 +36,15 @@ case "$timeout" in
 esac
 
 prog=$1
-shift
 case "$prog" in
 */*) ;;
-*) prog=$(command -v "$prog") || die "$1: not found in PATH" ;;
+*) prog=$(type -P "$1") || die "$1: not found in PATH" ;;
 esac
 if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
 	die "$prog: not an executable file"
 fi
 prog=$(realpath "$prog")
+shift
 cwd=$(pwd -P)
 
 argv=$prog

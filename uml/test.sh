@@ -201,8 +201,9 @@ stage_program() {
 		return
 	fi
 	if bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program-false.log" \
-		false >/dev/null 2>&1; then
-		stage_result program no "a program that exits 1 passed (see $out/program-false.log)"
+		false >/dev/null 2>&1 ||
+		! grep -q '^user_program false: end exit 1,' "$out/program-false.log"; then
+		stage_result program no "false(1) did not fail the boot as a program that exits 1 (see $out/program-false.log)"
 		return
 	fi
 	bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program.log" "$prog" \
