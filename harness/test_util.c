@@ -138,6 +138,21 @@ int harness_run_child_timeout(int (*fn)(void *arg), void *arg,
 	return harness_wait_child_timeout(pid, seconds, res);
 }
 
+int harness_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n == (ssize_t)len ? 0 : (n < 0 ? n : -EIO);
+}
+
 /* Read a small file whole, NUL-terminated; returns its length or -errno. */
 ssize_t harness_read_file(const char *path, char *buf, size_t size)
 {

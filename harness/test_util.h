@@ -50,6 +50,8 @@ void harness_child_release(void);
 void harness_set_child_release(void (*release)(void));
 
 ssize_t harness_read_file(const char *path, char *buf, size_t size);
+/* Write @text to an existing file (a /proc or /sys knob) at once: 0 or -errno. */
+int harness_write_file(const char *path, const char *text);
 int harness_kb_field_parse(const char *text, const char *field, long *kb);
 long harness_meminfo_kb(const char *field);
 long harness_proc_status_kb(const char *field);

@@ -12,26 +12,12 @@
 #include "memcg_util.h"
 #include "mount_util.h"
 
-int write_text_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : (n < 0 ? n : -EIO);
-}
-
 int cg_write(const char *cg, const char *file, const char *text)
 {
 	char path[192];
 
 	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", cg, file);
-	return write_text_file(path, text);
+	return harness_write_file(path, text);
 }
 
 long cg_read_long(const char *cg, const char *file)
@@ -109,7 +95,7 @@ const char *memcg_required(void)
 	if (harness_read_file(CGROUP_ROOT "/cgroup.controllers", buf,
 			      sizeof(buf)) <= 0 || !strstr(buf, "memory"))
 		return "no memory controller (CONFIG_MEMCG is off)";
-	if (write_text_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
+	if (harness_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
 		return "cannot enable +memory in " CGROUP_ROOT;
 	return NULL;
 }

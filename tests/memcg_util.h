@@ -13,8 +13,6 @@
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 
-/* Write @text to the file at @path (a sysctl, a cgroup file): 0 or -errno */
-int write_text_file(const char *path, const char *text);
 
 /* Write @text to @cg's @file (memory.max, cgroup.procs): 0 or -errno */
 int cg_write(const char *cg, const char *file, const char *text);

@@ -505,7 +505,7 @@ static int write_sysctl(const char *path, long value)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld", value);
-	return write_text_file(path, buf);
+	return harness_write_file(path, buf);
 }
 
 /*
@@ -567,7 +567,7 @@ static void run_drop_caches(struct acct_case *c)
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 	sync();
-	CU_ASSERT_EQUAL(write_text_file("/proc/sys/vm/drop_caches", "3"), 0);
+	CU_ASSERT_EQUAL(harness_write_file("/proc/sys/vm/drop_caches", "3"), 0);
 	c->check = true;
 	run_sharer(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);

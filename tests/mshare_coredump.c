@@ -38,18 +38,6 @@ struct core_case {
 	bool want_dumped;
 };
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
 /* Map, write the magic word, and dump core */
 static int dumping_sharer(void *arg)
 {
@@ -57,7 +45,7 @@ static int dumping_sharer(void *arg)
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	unsigned long *p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
 
-	if (!p || write_file("/proc/self/coredump_filter", c->filter) ||
+	if (!p || harness_write_file("/proc/self/coredump_filter", c->filter) ||
 	    setrlimit(RLIMIT_CORE, &unlimited))
 		return 1;
 	p[MAGIC_WORD] = MAGIC;
@@ -116,7 +104,7 @@ static void run_core_case(struct core_case *c)
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
 	CU_ASSERT_FATAL(harness_read_file(CORE_PATTERN, old_pattern,
 					  sizeof(old_pattern)) >= 0);
-	CU_ASSERT_EQUAL_FATAL(write_file(CORE_PATTERN, CORE_FILE), 0);
+	CU_ASSERT_EQUAL_FATAL(harness_write_file(CORE_PATTERN, CORE_FILE), 0);
 	unlink(CORE_FILE);
 	CU_ASSERT_EQUAL(harness_run_child_timeout(dumping_sharer, c,
 						 CHILD_TIMEOUT, &res), 0);
@@ -130,7 +118,7 @@ static void run_core_case(struct core_case *c)
 		MSHARE_ASSERT_EQ(err, -ENOENT);
 	}
 	unlink(CORE_FILE);
-	write_file(CORE_PATTERN, old_pattern);
+	harness_write_file(CORE_PATTERN, old_pattern);
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 }
 
