@@ -48,6 +48,9 @@
 /* The swap rounds: 8 MiB paged out, then faulted back by the victim */
 #define SWAP_PAGES	2048
 #define HOG_MARGIN_KB	(4 * 1024)
+/* The squeeze takes memory a step at a time, until this is left cached */
+#define HOG_STEP_KB	1024
+#define SWAP_CACHED_LEFT_KB	((long)(SWAP_PAGES * (PAGE / 1024) / 4))
 
 enum victim_kind { VICTIM_POPULATE, VICTIM_TOUCH, VICTIM_SWAP_IN };
 
@@ -155,14 +158,17 @@ static int fill_and_page_out(void *arg)
 
 /*
  * MADV_PAGEOUT writes the pages to swap but leaves them in the swap
- * cache, where a fault finds them without reading the disk.  Take nearly
- * all free memory for a moment: reclaim then frees the clean swap cache
- * first, and the victim's faults read the disk.
+ * cache, where a fault finds them without reading the disk.  Take free
+ * memory a step at a time, for a moment: reclaim frees the clean swap
+ * cache first, and the victim's faults read the disk.  Stop once most of
+ * it is gone: taking nearly all free memory at once pushed reclaim past
+ * the swap cache into the hog's own pages, faster than UML's swap disk
+ * took them, and the OOM killer killed the hog (1 run of make test).
  */
 static int squeeze(void *arg)
 {
-	long kb = mshare_free_kb() - HOG_MARGIN_KB;
-	void *hog;
+	long kb = mshare_free_kb() - HOG_MARGIN_KB, done, step;
+	char *hog;
 
 	(void)arg;
 	if (kb <= 0)
@@ -171,7 +177,15 @@ static int squeeze(void *arg)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (hog == MAP_FAILED)
 		return 1;
-	return madvise(hog, kb * 1024, MADV_POPULATE_WRITE) ? 2 : 0;
+	for (done = 0; done < kb; done += step) {
+		if (harness_meminfo_kb("SwapCached") <= SWAP_CACHED_LEFT_KB)
+			break;
+		step = kb - done < HOG_STEP_KB ? kb - done : HOG_STEP_KB;
+		if (madvise(hog + done * 1024, step * 1024,
+			    MADV_POPULATE_WRITE))
+			return 2;
+	}
+	return 0;
 }
 
 /* Every victim page holds the victims' pattern, or zero if none wrote it */
