@@ -3,7 +3,7 @@
 # harness's explicit-only suite user_program (tests/user_program.c), which
 # runs PROG with the host's root directory as its root (so a program built
 # on the host runs as it is), the guest's /proc, /sys (msharefs on
-# /sys/fs/mshare), /dev, /dev/shm and /tmp over it, swap on the runner's
+# /sys/fs/mshare), /dev and /dev/shm over it, swap on the runner's
 # swap disk (/dev/ubda) and the scratch disk at /dev/ubdb.  Exits with
 # ./linux's status: 0 when PROG exited 0 and the kernel log stayed clean.
 #

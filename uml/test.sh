@@ -191,21 +191,26 @@ stage_oom() {
 
 # A program of one's own inside ./linux (make prog): examples/region_tour.c,
 # built on the host as a user builds it (dynamic), must pass; false(1) must
-# make the boot fail, or the runner could not tell.
+# make the boot fail, or the runner could not tell.  false runs from a
+# directory under the host's /tmp: the program's working directory must
+# be found inside ./linux wherever it is.
 stage_program() {
-	local rc=0 prog=$root/build/examples/region_tour
+	local rc=0 prog=$root/build/examples/region_tour cwd
 	echo "test: == program: your own program inside ./linux (make prog) =="
 	mkdir -p "$(dirname "$prog")"
 	if ! cc -O2 -Wall -Werror -o "$prog" "$root/examples/region_tour.c"; then
 		stage_result program no "cc examples/region_tour.c failed"
 		return
 	fi
-	if bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program-false.log" \
-		false >/dev/null 2>&1 ||
+	cwd=$(mktemp -d)
+	if (cd "$cwd" && bash "$root/uml/run-program.sh" --timeout 120 \
+		--log "$out/program-false.log" false >/dev/null 2>&1) ||
 		! grep -q '^user_program false: end exit 1,' "$out/program-false.log"; then
+		rmdir "$cwd"
 		stage_result program no "false(1) did not fail the boot as a program that exits 1 (see $out/program-false.log)"
 		return
 	fi
+	rmdir "$cwd"
 	bash "$root/uml/run-program.sh" --timeout 120 --log "$out/program.log" "$prog" \
 		>/dev/null 2>&1 || rc=$?
 	grep '^user_program region_tour| ' "$out/program.log" || true
