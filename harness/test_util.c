@@ -287,20 +287,27 @@ void harness_vm_stat_refresh(void)
  */
 void *harness_map_rw(size_t size, const char *memfd_name)
 {
-	void *p;
-	int fd;
-
 	if (!memfd_name)
 		return mmap(NULL, size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	fd = memfd_create(memfd_name, MFD_CLOEXEC);
+	return harness_map_memfd(NULL, size, memfd_name);
+}
+
+void *harness_map_memfd(void *addr, size_t size, const char *name)
+{
+	int flags = MAP_SHARED | (addr ? MAP_FIXED : 0);
+	void *p;
+	int fd;
+
+	fd = memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0)
 		return MAP_FAILED;
 	if (ftruncate(fd, size)) {
 		close(fd);
 		return MAP_FAILED;
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(addr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+	/* The mapping keeps the file alive. */
 	close(fd);
 	return p;
 }

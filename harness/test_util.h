@@ -50,7 +50,7 @@ void harness_child_release(void);
 void harness_set_child_release(void (*release)(void));
 
 ssize_t harness_read_file(const char *path, char *buf, size_t size);
-/* Write @text to an existing file (a /proc or /sys knob) at once: 0 or -errno. */
+/* Write @text to an existing file (a /proc or /sys knob): 0 or -errno. */
 int harness_write_file(const char *path, const char *text);
 int harness_kb_field_parse(const char *text, const char *field, long *kb);
 long harness_meminfo_kb(const char *field);
@@ -58,6 +58,8 @@ long harness_proc_status_kb(const char *field);
 long harness_pid_status_kb(pid_t pid, const char *field);
 long harness_vmstat(const char *field);
 void *harness_map_rw(size_t size, const char *memfd_name);
+/* A MAP_SHARED memfd of @size, read-write at @addr (NULL: anywhere). */
+void *harness_map_memfd(void *addr, size_t size, const char *name);
 void harness_vm_stat_refresh(void);
 /*
  * The value of the kernel parameter @name ("suite.key") on /proc/cmdline,

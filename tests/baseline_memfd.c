@@ -28,29 +28,9 @@ enum {
 	CHILD_VMPTE_SHORT = 4,
 };
 
-/* A MAP_SHARED memfd mapping at addr (NULL: anywhere), or MAP_FAILED. */
-static unsigned char *map_memfd_at(void *addr, size_t size)
-{
-	int flags = MAP_SHARED | (addr ? MAP_FIXED : 0);
-	void *p;
-	int fd;
-
-	fd = memfd_create("baseline", MFD_CLOEXEC);
-	if (fd < 0)
-		return MAP_FAILED;
-	if (ftruncate(fd, size)) {
-		close(fd);
-		return MAP_FAILED;
-	}
-	p = mmap(addr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
-	/* The mapping keeps the file alive. */
-	close(fd);
-	return p;
-}
-
 static unsigned char *map_memfd(size_t size)
 {
-	return map_memfd_at(NULL, size);
+	return harness_map_memfd(NULL, size, "baseline");
 }
 
 /*
@@ -68,7 +48,7 @@ static unsigned char *map_memfd_aligned(size_t size)
 	if (resv == MAP_FAILED)
 		return MAP_FAILED;
 	start = ((unsigned long)resv + PT_SPAN - 1) & ~(PT_SPAN - 1);
-	return map_memfd_at((void *)start, size);
+	return harness_map_memfd((void *)start, size, "baseline");
 }
 
 static int child_check_and_reply(void *arg)

@@ -53,11 +53,10 @@ struct acct_case {
 	unsigned long bytes;	/* how much it writes, one word per page */
 	bool check;		/* read back instead of writing */
 	/*
-	 * remote_write: the holder's pipes (ready, go) and the writer's
-	 * cgroup; moved_sharer: the same pipes, and the cgroup it moves to
+	 * A second cgroup (remote_write: the writer's; moved_sharer: the one
+	 * the sharer moves to) and a child that pauses (start_paused_child())
 	 */
-	char writer_cg[64];
-	char moved_cg[64];
+	char other_cg[64];
 	int ready[2], go[2];
 	pid_t holder;
 };
@@ -259,7 +258,7 @@ static int remote_writer(void *arg)
 	ssize_t n;
 	int i;
 
-	if (cg_enter(c->writer_cg))
+	if (cg_enter(c->other_cg))
 		return 1;
 	memset(page, 0x5a, sizeof(page));
 	while (off < PAGE + FILL_BYTES) {
@@ -278,6 +277,43 @@ static int remote_writer(void *arg)
 }
 
 /*
+ * Make the case's second cgroup, acct_<target>_@role, and the memory, and
+ * start @fn in a child that writes a byte to c->ready when it is ready
+ * and then waits for one on c->go; return when it is ready.
+ */
+static void start_paused_child(struct acct_case *c, const char *role,
+			       int (*fn)(void *))
+{
+	char byte = 0;
+
+	snprintf(c->other_cg, sizeof(c->other_cg), "acct_%s_%s",
+		 c->target.name, role);
+	CU_ASSERT_EQUAL_FATAL(cg_make(c->other_cg), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
+	c->holder = harness_start_child(fn, c);
+	CU_ASSERT_FATAL(c->holder > 0);
+	/* The child's ends only: a child that dies ends the read */
+	close(c->ready[1]);
+	close(c->go[0]);
+	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+}
+
+/* Let the paused child go on, and wait for it to end. */
+static void release_paused_child(struct acct_case *c,
+				 struct harness_child_result *res)
+{
+	char byte = 0;
+
+	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
+	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
+						   res), 0);
+	close(c->ready[0]);
+	close(c->go[1]);
+}
+
+/*
  * A process in cgroup B writes into the mapping of a sharer in cgroup A
  * (process_vm_writev(), a remote fault): the pages are charged to A, the
  * cgroup of the mm the fault is in, as shmem charges the faulting vma's
@@ -287,39 +323,23 @@ static void run_remote_write(struct acct_case *c)
 {
 	struct harness_child_result res, hres;
 	long current_a, current_b;
-	char byte = 0;
 
 	case_begin(c, c->target.name);
-	snprintf(c->writer_cg, sizeof(c->writer_cg), "acct_%s_writer",
-		 c->target.name);
-	CU_ASSERT_EQUAL_FATAL(cg_make(c->writer_cg), 0);
-	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
-	c->holder = harness_start_child(holding_sharer, c);
-	CU_ASSERT_FATAL(c->holder > 0);
-	/* The holder's ends only: a holder that dies ends the read */
-	close(c->ready[1]);
-	close(c->go[0]);
-	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+	start_paused_child(c, "writer", holding_sharer);
 	CU_ASSERT_EQUAL(harness_run_child_timeout(remote_writer, c,
 						 CHILD_TIMEOUT, &res), 0);
 	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT);
 	current_a = cg_read_long(c->cg, "memory.current");
-	current_b = cg_read_long(c->writer_cg, "memory.current");
-	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
-	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
-						   &hres), 0);
+	current_b = cg_read_long(c->other_cg, "memory.current");
+	release_paused_child(c, &hres);
 	MSHARE_ASSERT_EQ(shm_child_outcome(&hres), SHM_CHILD_EXIT);
-	close(c->ready[0]);
-	close(c->go[1]);
 	printf("    %s: memory.current of the mapping's cgroup %ld kB, of the writer's %ld kB\n",
 	       shm_kind_name(c->target.kind), current_a >> 10,
 	       current_b >> 10);
 	CU_ASSERT(current_a >= (long)FILL_BYTES);
 	CU_ASSERT(current_b < (long)FILL_BYTES / 2);
 	case_end(c);
-	cg_remove(c->writer_cg);
+	cg_remove(c->other_cg);
 }
 
 SHM_TEST_PAIR(struct acct_case, remote_write, run_remote_write,
@@ -369,34 +389,18 @@ static void run_moved_sharer(struct acct_case *c)
 {
 	struct harness_child_result res;
 	long a_moved, b_moved, a_end, b_end, anon, shmem;
-	char byte = 0;
 
 	case_begin(c, c->target.name);
-	snprintf(c->moved_cg, sizeof(c->moved_cg), "acct_%s_moved",
-		 c->target.name);
-	CU_ASSERT_EQUAL_FATAL(cg_make(c->moved_cg), 0);
-	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
-	c->holder = harness_start_child(moving_sharer, c);
-	CU_ASSERT_FATAL(c->holder > 0);
-	/* The sharer's ends only: a sharer that dies ends the read */
-	close(c->ready[1]);
-	close(c->go[0]);
-	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+	start_paused_child(c, "moved", moving_sharer);
 	a_moved = cg_read_long(c->cg, "memory.current");
-	CU_ASSERT_EQUAL(cg_move(c->moved_cg, c->holder), 0);
-	b_moved = cg_read_long(c->moved_cg, "memory.current");
-	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
-	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
-						   &res), 0);
+	CU_ASSERT_EQUAL(cg_move(c->other_cg, c->holder), 0);
+	b_moved = cg_read_long(c->other_cg, "memory.current");
+	release_paused_child(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	close(c->ready[0]);
-	close(c->go[1]);
 	a_end = cg_read_long(c->cg, "memory.current");
-	b_end = cg_read_long(c->moved_cg, "memory.current");
-	anon = cg_read_key(c->moved_cg, "memory.stat", "anon");
-	shmem = cg_read_key(c->moved_cg, "memory.stat", "shmem");
+	b_end = cg_read_long(c->other_cg, "memory.current");
+	anon = cg_read_key(c->other_cg, "memory.stat", "anon");
+	shmem = cg_read_key(c->other_cg, "memory.stat", "shmem");
 	printf("    %s: %lu kB faulted in before the move and %lu kB after; memory.current of the first cgroup %ld kB at the move, %ld kB at the end; of the second %ld kB at the move, %ld kB at the end (anon %ld kB, shmem %ld kB)\n",
 	       shm_kind_name(c->target.kind), FILL_BYTES >> 10,
 	       FILL_BYTES >> 10, a_moved >> 10, a_end >> 10, b_moved >> 10,
@@ -415,7 +419,7 @@ static void run_moved_sharer(struct acct_case *c)
 		CU_ASSERT(shmem >= (long)FILL_BYTES / 2);
 	}
 	case_end(c);
-	cg_remove(c->moved_cg);
+	cg_remove(c->other_cg);
 }
 
 SHM_TEST_PAIR(struct acct_case, moved_sharer, run_moved_sharer,
