@@ -97,9 +97,12 @@ void harness_print_suite_list(void)
 	const struct harness_test *t;
 
 	for (s = suite_head; s; s = s->next) {
-		printf("%s%s%s\n", s->name,
+		printf("%s%s%s", s->name,
 		       s->explicit_only ? " (explicit only)" : "",
 		       s->always_run ? " (always runs)" : "");
+		if (s->test_timeout)
+			printf(" (timeout %u s a test)", s->test_timeout);
+		printf("\n");
 		for (t = s->tests; t->name; t++)
 			printf("  %s/%s\n", s->name, t->name);
 	}

@@ -36,6 +36,13 @@ struct harness_suite {
 	bool explicit_only;
 	/* Harness duty: placed first, runs whatever the selection says. */
 	bool always_run;
+	/*
+	 * Seconds a boot should allow for one test of this suite, when that
+	 * is more than a runner's default (uml/seed-compare.sh gives a test
+	 * 60 s); 0 for the default.  harness.list prints it, as a
+	 * kselftest directory's settings file gives its timeout.
+	 */
+	unsigned int test_timeout;
 	/* Filled in by the registry. */
 	struct harness_suite *next;
 	CU_pSuite cu_suite;

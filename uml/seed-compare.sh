@@ -24,6 +24,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 run_linux=$root/uml/run-linux.sh
 # Per boot: a hang costs the whole timeout, and a suite boot took 7-12 s
 # on the seed (2026-12-03).  A suite that runs out of it is run test by test.
+# A suite that harness.list marks "(timeout N s a test)" gets N s a test
+# and N s a test in its suite boot, where that is more.
 suite_timeout=120
 test_timeout=60
 boot_per_test=
@@ -279,22 +281,35 @@ died_row() {
 	add_row "$sel" "$result" "$boot_log" "$detail"
 }
 
-# "suite test" lines for every test of the suites a plain boot runs (no
-# explicit-only suite), as the seed kernel's own harness lists them.
+# "suite test seconds" lines for every test of the suites a plain boot runs
+# (no explicit-only suite), as the seed kernel's own harness lists them:
+# seconds is the suite's "(timeout N s a test)", or 0 for none.
 list_tests() {
 	local log=$boots/list.log
 	LINUX=$linux bash "$run_linux" --quiet --timeout "$list_timeout" --log "$log" \
 		-- harness.list </dev/null 2>/dev/null || true
 	awk '
-	/^[A-Za-z0-9_]+( \((explicit only|always runs)\))*$/ { explicit = /\(explicit only\)/ }
-	/^  [A-Za-z0-9_]+\/[A-Za-z0-9_]+$/ && !explicit { sub(/^  /, ""); sub(/\//, " "); print }
+	/^[A-Za-z0-9_]+( \((explicit only|always runs|timeout [0-9]+ s a test)\))*$/ {
+		explicit = /\(explicit only\)/
+		seconds = match($0, /\(timeout [0-9]+ /) ? substr($0, RSTART + 9, RLENGTH - 10) : 0
+	}
+	/^  [A-Za-z0-9_]+\/[A-Za-z0-9_]+$/ && !explicit { sub(/^  /, ""); sub(/\//, " "); print $0, seconds }
 	' < <(console "$log")
+}
+
+# A suite's timeouts: the defaults, or more where the suite asks for more
+# for each test.  Sets this_test_timeout and this_suite_timeout.
+suite_timeouts() {
+	local per_test=$1 count=$2
+	this_test_timeout=$((per_test > test_timeout ? per_test : test_timeout))
+	this_suite_timeout=$((per_test * count > suite_timeout ? per_test * count : suite_timeout))
 }
 
 test_one_suite() {
 	local suite=$1 expected=$2 outcome test
+	suite_timeouts "$3" "$(wc -l <<<"$expected")"
 	if [ -z "$boot_per_test" ]; then
-		boot "$suite" "$suite_timeout"
+		boot "$suite" "$this_suite_timeout"
 		outcome=$(boot_outcome)
 		if [ "$outcome" = verdict ]; then
 			verdict_rows "$suite" "$expected"
@@ -303,12 +318,12 @@ test_one_suite() {
 	fi
 	# The boot died somewhere (or was not tried): one boot per test.
 	while read -r test; do
-		boot "$suite/$test" "$test_timeout"
+		boot "$suite/$test" "$this_test_timeout"
 		outcome=$(boot_outcome)
 		if [ "$outcome" = verdict ]; then
 			verdict_rows "$suite/$test" "$test"
 		else
-			died_row "$suite/$test" "$outcome" "$test_timeout"
+			died_row "$suite/$test" "$outcome" "$this_test_timeout"
 		fi
 	done <<<"$expected"
 }
@@ -375,7 +390,8 @@ boot_count=1
 [ -n "$tests" ] || die "the seed kernel listed no tests (see $boots/list.log)"
 mapfile -t suites < <(cut -d' ' -f1 <<<"$tests" | uniq)
 for suite in "${suites[@]}"; do
-	test_one_suite "$suite" "$(awk -v s="$suite" '$1 == s { print $2 }' <<<"$tests")"
+	test_one_suite "$suite" "$(awk -v s="$suite" '$1 == s { print $2 }' <<<"$tests")" \
+		"$(awk -v s="$suite" '$1 == s { print $3; exit }' <<<"$tests")"
 done
 mv "$rows" "$out/results.tsv"
 {
@@ -383,7 +399,7 @@ mv "$rows" "$out/results.tsv"
 	echo
 	print_table "$out/results.tsv"
 	echo "$boot_count boots${boot_per_test:+ (one per test)} in $((SECONDS - start)) s" \
-		"(timeouts: ${suite_timeout} s a suite, ${test_timeout} s a test)"
+		"(timeouts: ${suite_timeout} s a suite, ${test_timeout} s a test, more where a suite asks)"
 } >"$out/results.txt"
 defect_table "$out/results.tsv" "$out/defects.broken" >"$out/defects.md"
 echo
