@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "memcg_util.h"
 #include "mount_util.h"
+#include "swap_disk.h"
 
 int cg_write(const char *cg, const char *file, const char *text)
 {
@@ -98,4 +99,11 @@ const char *memcg_required(void)
 	if (harness_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
 		return "cannot enable +memory in " CGROUP_ROOT;
 	return NULL;
+}
+
+const char *memcg_and_swap_required(void)
+{
+	const char *why = swap_disk_required();
+
+	return why ? why : memcg_required();
 }

@@ -34,5 +34,7 @@ int cg_enter(const char *cg);
  * NULL, or why the suite cannot run.
  */
 const char *memcg_required(void);
+/* memcg_required(), and the runner's swap disk for reclaim to write to */
+const char *memcg_and_swap_required(void);
 
 #endif

@@ -159,14 +159,6 @@ static void run_memory_max_with_swap(struct swap_acct_case *c)
 SHM_TEST_PAIR(struct swap_acct_case, memory_max_with_swap,
 	      run_memory_max_with_swap, SWAPACCT_ADDR(0), SWAPACCT_ADDR(1))
 
-/* The cgroups, and the swap disk to reclaim to */
-static const char *memcg_and_swap_required(void)
-{
-	const char *why = swap_disk_required();
-
-	return why ? why : memcg_required();
-}
-
 static const struct harness_test mshare_accounting_swap_tests[] = {
 	{ "memory_max_with_swap_region", memory_max_with_swap_region },
 	{ "memory_max_with_swap_memfd", memory_max_with_swap_memfd },
