@@ -241,6 +241,37 @@ long harness_pid_status_kb(pid_t pid, const char *field)
 	return proc_kb(path, field);
 }
 
+int harness_pagemap_entry(int fd, uintptr_t addr, uint64_t *entry)
+{
+	off_t off = addr / sysconf(_SC_PAGESIZE) * sizeof(*entry);
+	ssize_t n = pread(fd, entry, sizeof(*entry), off);
+
+	if (n == sizeof(*entry))
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+long harness_pagemap_present(uintptr_t addr, long pages)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	long page = sysconf(_SC_PAGESIZE), i, present = 0;
+	uint64_t entry;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < pages; i++) {
+		if (harness_pagemap_entry(fd, addr + i * page, &entry)) {
+			present = -1;
+			break;
+		}
+		present += !!(entry & PM_PRESENT);
+	}
+	close(fd);
+	return present;
+}
+
 /* A /proc/vmstat counter ("pgfault 1234" lines, no unit), or -1. */
 long harness_vmstat(const char *field)
 {

@@ -4,6 +4,7 @@
 #define HARNESS_TEST_UTIL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "compiler.h"
@@ -57,6 +58,19 @@ long harness_meminfo_kb(const char *field);
 long harness_proc_status_kb(const char *field);
 long harness_pid_status_kb(pid_t pid, const char *field);
 long harness_vmstat(const char *field);
+
+/*
+ * /proc/PID/pagemap: one 64-bit entry a page of the address space
+ * (Documentation/admin-guide/mm/pagemap.rst).
+ */
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_SWAP		(1ULL << 62)
+#define PM_PRESENT	(1ULL << 63)
+/* The entry of @addr from the open pagemap @fd: 0, or -1 (errno) */
+int harness_pagemap_entry(int fd, uintptr_t addr, uint64_t *entry);
+/* How many of the @pages pages from @addr are present in our memory, or -1 */
+long harness_pagemap_present(uintptr_t addr, long pages);
+
 void *harness_map_rw(size_t size, const char *memfd_name);
 /* A MAP_SHARED memfd of @size, read-write at @addr (NULL: anywhere). */
 void *harness_map_memfd(void *addr, size_t size, const char *name);

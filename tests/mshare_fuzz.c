@@ -8,7 +8,9 @@
  * fork, exit and kill (also in the middle of a touch).  Every result, every
  * word read and the debugfs list of regions are checked against a model
  * of the fixed kernel, and the kernel log after every op.  At the end every
- * process exits and every name goes, and the list must be empty.
+ * process exits and every name goes, and the list must be empty, and
+ * Committed_AS must be back where it started: every page a region
+ * committed (its mm counted it) uncommitted, whichever way it went.
  *
  * One test, one seed: harness.fuzz_seed=N (default: from the clock) and
  * harness.fuzz_seconds=N (default 30) on the kernel command line.  The
@@ -27,6 +29,11 @@
 
 #define FZ_DEFAULT_SECONDS	30
 #define FZ_SETTLE_US		500000
+/*
+ * What Committed_AS may have grown by when every agent and region is gone
+ * and the op log is freed: the harness's own heap and stack.
+ */
+#define FZ_COMMIT_SLACK_KB	1024
 
 static struct fz_run run;
 
@@ -58,6 +65,19 @@ static bool kmsg_clean(struct fz_run *r)
 	fz_fail(r, -1, -1, "kernel log, %u bad record(s) at or before op #%u, first: %s",
 		bad, r->no, first);
 	return false;
+}
+
+/* Committed_AS back where it was before the first op */
+static void commit_back(struct fz_run *r, long start_kb)
+{
+	long end_kb = harness_meminfo_kb("Committed_AS");
+
+	printf("mshare_fuzz: Committed_AS %ld kB before the first op, %ld kB after the last region\n",
+	       start_kb, end_kb);
+	if (start_kb < 0 || end_kb < 0 ||
+	    end_kb - start_kb > FZ_COMMIT_SLACK_KB)
+		fz_fail(r, -1, -1, "Committed_AS %ld kB after the run, %ld kB before: more than %d kB left committed",
+			end_kb, start_kb, FZ_COMMIT_SLACK_KB);
 }
 
 static void print_counts(const struct fz_run *r, double secs)
@@ -100,6 +120,7 @@ static void test_lifecycle(void)
 	unsigned long seed, seconds, faults;
 	const char *why;
 	double start, end;
+	long committed_kb;
 	int ret;
 
 	seed = o && o->fuzz_seed_set ? o->fuzz_seed : clock_seed();
@@ -133,6 +154,7 @@ static void test_lifecycle(void)
 	run.fail_proc = run.fail_region = -1;
 	fz_log_init();
 
+	committed_kb = harness_meminfo_kb("Committed_AS");
 	start = now_s();
 	end = start + seconds;
 	while (now_s() < end && fz_do_op(&run) && kmsg_clean(&run))
@@ -144,7 +166,11 @@ static void test_lifecycle(void)
 		 * what it logs is this test's.
 		 */
 		usleep(FZ_SETTLE_US);
-		kmsg_clean(&run);
+		if (kmsg_clean(&run)) {
+			/* Its records are committed memory too (malloc) */
+			fz_log_free();
+			commit_back(&run, committed_kb);
+		}
 	}
 	print_counts(&run, now_s() - start);
 	fz_faults_print(&run);

@@ -908,16 +908,12 @@ static bool check_smaps(struct fz_run *run, struct fz_proc *q, bool locked)
 	return true;
 }
 
-#define PM_PRESENT	(1ULL << 63)
-#define PM_SWAP		(1ULL << 62)
-
 /* One pagemap entry: read whole, never present and swapped at once. */
 static bool entry_ok(int fd, const struct fz_slot *s, unsigned long addr,
 		     uint64_t *ent)
 {
 	*ent = 0;
-	if (pread(fd, ent, sizeof(*ent), addr / PAGE * sizeof(*ent)) !=
-	    sizeof(*ent))
+	if (harness_pagemap_entry(fd, addr, ent))
 		return false;
 	if ((*ent & (PM_PRESENT | PM_SWAP)) == (PM_PRESENT | PM_SWAP))
 		return false;

@@ -35,8 +35,6 @@
  */
 #define FILLER_PAGES	64
 #define CHILD_TIMEOUT	30
-#define PM_PFN_MASK	((1ULL << 55) - 1)
-#define PM_PRESENT	(1ULL << 63)
 
 enum {
 	IDLE_MARKED,		/* marked idle, nothing accessed since */
@@ -95,9 +93,8 @@ static int read_pfns(volatile unsigned long *p, uint64_t *pfn)
 	if (fd < 0)
 		return -1;
 	for (i = 0; i < IDLE_PAGES && !ret; i++) {
-		off_t off = (uintptr_t)page_word(p, i) / PAGE * sizeof(entry);
-
-		if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry) ||
+		if (harness_pagemap_entry(fd, (uintptr_t)page_word(p, i),
+					  &entry) ||
 		    !(entry & PM_PRESENT) || !(entry & PM_PFN_MASK))
 			ret = -1;
 		pfn[i] = entry & PM_PFN_MASK;

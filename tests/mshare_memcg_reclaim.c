@@ -40,7 +40,6 @@
 /* The hot pages start at the second page (shm_target_setup() wrote the first) */
 #define HOT_OFF			PAGE
 #define COLD_OFF		(HOT_OFF + HOT_PAGES * PAGE)
-#define PM_PRESENT		(1ULL << 63)
 
 /* What the sharer saw, in memory shared with the test */
 struct reclaim_counts {
@@ -64,24 +63,6 @@ static void write_pages(volatile unsigned long *p, unsigned long off,
 		p[(off + i * PAGE) / sizeof(long)] = mshare_pattern(off, i + 1);
 }
 
-/* Pages of [off, off + pages) present in memory, from pagemap */
-static long resident_pages(int pagemap, volatile unsigned long *p,
-			   unsigned long off, long pages)
-{
-	uint64_t entry;
-	long i, resident = 0;
-
-	for (i = 0; i < pages; i++) {
-		uintptr_t addr = (uintptr_t)p + off + i * PAGE;
-
-		if (pread(pagemap, &entry, sizeof(entry),
-			  addr / PAGE * sizeof(entry)) != sizeof(entry))
-			return -1;
-		resident += !!(entry & PM_PRESENT);
-	}
-	return resident;
-}
-
 static int reclaiming_sharer(void *arg)
 {
 	struct reclaim_case *c = arg;
@@ -89,7 +70,6 @@ static int reclaiming_sharer(void *arg)
 	struct reclaim_counts *n = c->counts;
 	volatile unsigned long *p;
 	char bytes[32];
-	int pagemap;
 
 	mshare_report_step(r, "enter the cgroup");
 	if (cg_enter(c->cg))
@@ -108,12 +88,10 @@ static int reclaiming_sharer(void *arg)
 	if (cg_write(c->cg, "memory.reclaim", bytes))
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "pagemap");
-	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pagemap < 0)
-		return mshare_report_fail(r, errno);
-	n->hot_resident = resident_pages(pagemap, p, HOT_OFF, HOT_PAGES);
-	n->cold_resident = resident_pages(pagemap, p, COLD_OFF, COLD_PAGES);
-	close(pagemap);
+	n->hot_resident = harness_pagemap_present((uintptr_t)p + HOT_OFF,
+						  HOT_PAGES);
+	n->cold_resident = harness_pagemap_present((uintptr_t)p + COLD_OFF,
+						   COLD_PAGES);
 	if (n->hot_resident < 0 || n->cold_resident < 0)
 		return mshare_report_fail(r, errno);
 	return mshare_report_done(r);

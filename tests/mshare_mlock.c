@@ -26,8 +26,6 @@
 /* Away from offset 0, which shm_target_setup() wrote */
 #define RANGE_OFF		(2 * PT_SPAN)
 #define KPF_MLOCKED		33	/* include/uapi/linux/kernel-page-flags.h */
-#define PM_PRESENT		(1ULL << 63)
-#define PM_PFN_MASK		((1ULL << 55) - 1)
 
 struct mlock_case {
 	struct shm_target target;
@@ -49,10 +47,8 @@ static long count_mlocked(const void *p, long n)
 		goto out;
 	count = 0;
 	for (i = 0; i < n; i++) {
-		off_t vpn = ((uintptr_t)p + i * PAGE) / PAGE;
-
-		if (pread(pm, &ent, sizeof(ent), vpn * sizeof(ent)) !=
-		    sizeof(ent) || !(ent & PM_PRESENT) ||
+		if (harness_pagemap_entry(pm, (uintptr_t)p + i * PAGE, &ent) ||
+		    !(ent & PM_PRESENT) ||
 		    pread(kf, &flags, sizeof(flags),
 			  (ent & PM_PFN_MASK) * sizeof(flags)) != sizeof(flags)) {
 			count = -1;

@@ -35,7 +35,6 @@
 #define NPAGES		64
 #define RANGE_OFF	(2 * PT_SPAN)
 #define SMAPS_MAX	65536
-#define PM_PRESENT	(1ULL << 63)
 
 /* What the reader saw, in memory it shares with the test */
 struct reader_view {
@@ -93,27 +92,6 @@ static const char *smaps_entry(char *buf, size_t size, unsigned long addr)
 	return entry;
 }
 
-static long pagemap_present(unsigned long addr)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	uint64_t ent;
-	long i, n = 0;
-
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < NPAGES; i++) {
-		if (pread(fd, &ent, sizeof(ent),
-			  (addr + RANGE_OFF + i * PAGE) / PAGE * sizeof(ent)) !=
-		    sizeof(ent)) {
-			n = -1;
-			break;
-		}
-		n += !!(ent & PM_PRESENT);
-	}
-	close(fd);
-	return n;
-}
-
 static long mincore_resident(unsigned long addr)
 {
 	unsigned char vec[NPAGES];
@@ -153,7 +131,8 @@ static int reader(void *arg)
 			smaps_field(entry, "Private_Dirty");
 	v->shared_kb = smaps_field(entry, "Shared_Clean") +
 		       smaps_field(entry, "Shared_Dirty");
-	v->pagemap_present = pagemap_present(c->target.addr);
+	v->pagemap_present = harness_pagemap_present(c->target.addr + RANGE_OFF,
+						     NPAGES);
 	v->mincore_resident = mincore_resident(c->target.addr);
 	free(buf);
 	return 0;
