@@ -125,6 +125,60 @@ int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
 	return 0;
 }
 
+int harness_start_paused_child(struct harness_paused_child *pc,
+			       int (*fn)(void *arg), void *arg)
+{
+	struct harness_child_result res;
+	char byte;
+	ssize_t n;
+	int err;
+
+	if (pipe2(pc->ready, O_CLOEXEC))
+		return -errno;
+	if (pipe2(pc->go, O_CLOEXEC)) {
+		close(pc->ready[0]);
+		close(pc->ready[1]);
+		return -errno;
+	}
+	pc->pid = harness_start_child(fn, arg);
+	/* The child's ends only: a child that ends ends the read */
+	close(pc->ready[1]);
+	close(pc->go[0]);
+	n = pc->pid < 0 ? 0 : read(pc->ready[0], &byte, 1);
+	if (n == 1)
+		return 0;
+	err = n < 0 ? -errno : pc->pid < 0 ? pc->pid : -EPIPE;
+	close(pc->ready[0]);
+	close(pc->go[1]);
+	if (pc->pid > 0)
+		harness_wait_child(pc->pid, &res);
+	return err;
+}
+
+int harness_child_pause(struct harness_paused_child *pc)
+{
+	char byte = 0;
+
+	if (write(pc->ready[1], &byte, 1) != 1 || read(pc->go[0], &byte, 1) != 1)
+		return -1;
+	return 0;
+}
+
+int harness_release_paused_child(struct harness_paused_child *pc,
+				 unsigned int seconds,
+				 struct harness_child_result *res)
+{
+	char byte = 0;
+	int ret;
+
+	ret = write(pc->go[1], &byte, 1) == 1 ? 0 : -errno;
+	if (!ret)
+		ret = harness_wait_child_timeout(pc->pid, seconds, res);
+	close(pc->ready[0]);
+	close(pc->go[1]);
+	return ret;
+}
+
 int harness_run_child_timeout(int (*fn)(void *arg), void *arg,
 			      unsigned int seconds,
 			      struct harness_child_result *res)

@@ -46,6 +46,29 @@ int harness_wait_child_timeout(pid_t pid, unsigned int seconds,
 int harness_run_child_timeout(int (*fn)(void *arg), void *arg,
 			      unsigned int seconds,
 			      struct harness_child_result *res);
+/*
+ * A child that stops where it likes until the test lets it go on, for a
+ * test that acts on a process while it is there (its pid to another
+ * syscall, its memory from outside).  harness_start_paused_child() starts
+ * fn(arg) and returns once fn has called harness_child_pause(@pc), or has
+ * ended; harness_release_paused_child() lets it go on and waits for it at
+ * most @seconds, as harness_wait_child_timeout().  fn finds @pc through
+ * its arg.  0, or -errno (-EPIPE: the child ended before it paused, and
+ * has been waited for).
+ */
+struct harness_paused_child {
+	pid_t pid;
+	int ready[2];		/* the child writes a byte when it pauses */
+	int go[2];		/* and reads one to go on */
+};
+
+int harness_start_paused_child(struct harness_paused_child *pc,
+			       int (*fn)(void *arg), void *arg);
+/* In the child: 0 once the test let it go on, -1 if the test is gone */
+int harness_child_pause(struct harness_paused_child *pc);
+int harness_release_paused_child(struct harness_paused_child *pc,
+				 unsigned int seconds,
+				 struct harness_child_result *res);
 void harness_child_exit(int status) __noreturn;
 void harness_child_release(void);
 void harness_set_child_release(void (*release)(void));

@@ -58,8 +58,7 @@ struct acct_case {
 	 * the sharer moves to) and a child that pauses (start_paused_child())
 	 */
 	char other_cg[64];
-	int ready[2], go[2];
-	pid_t holder;
+	struct harness_paused_child holder;
 };
 
 /*
@@ -242,14 +241,11 @@ SHM_TEST_PAIR(struct acct_case, creator_exits_first, run_creator_exits_first,
 static int holding_sharer(void *arg)
 {
 	struct acct_case *c = arg;
-	char byte = 0;
 
 	if (cg_enter(c->cg) ||
 	    !shm_target_map(&c->target, PROT_READ | PROT_WRITE))
 		return 1;
-	if (write(c->ready[1], &byte, 1) != 1 || read(c->go[0], &byte, 1) < 0)
-		return 2;
-	return 0;
+	return harness_child_pause(&c->holder) ? 2 : 0;
 }
 
 /*
@@ -274,7 +270,7 @@ static int remote_writer(void *arg)
 			remote[i].iov_len = PAGE;
 		}
 		for (i = 0; i < 256; i++) {
-			n = process_vm_writev(c->holder, &local, 1,
+			n = process_vm_writev(c->holder.pid, &local, 1,
 					      &remote[i], 1, 0);
 			if (n != PAGE)
 				return 2;
@@ -285,39 +281,24 @@ static int remote_writer(void *arg)
 
 /*
  * Make the case's second cgroup, acct_<target>_@role, and the memory, and
- * start @fn in a child that writes a byte to c->ready when it is ready
- * and then waits for one on c->go; return when it is ready.
+ * start @fn in a child; return when it has paused (harness_child_pause()).
  */
 static void start_paused_child(struct acct_case *c, const char *role,
 			       int (*fn)(void *))
 {
-	char byte = 0;
-
 	snprintf(c->other_cg, sizeof(c->other_cg), "acct_%s_%s",
 		 c->target.name, role);
 	CU_ASSERT_EQUAL_FATAL(cg_make(c->other_cg), 0);
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->ready), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(c->go), 0);
-	c->holder = harness_start_child(fn, c);
-	CU_ASSERT_FATAL(c->holder > 0);
-	/* The child's ends only: a child that dies ends the read */
-	close(c->ready[1]);
-	close(c->go[0]);
-	MSHARE_ASSERT_EQ(read(c->ready[0], &byte, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(harness_start_paused_child(&c->holder, fn, c), 0);
 }
 
 /* Let the paused child go on, and wait for it to end. */
 static void release_paused_child(struct acct_case *c,
 				 struct harness_child_result *res)
 {
-	char byte = 0;
-
-	MSHARE_ASSERT_EQ(write(c->go[1], &byte, 1), 1);
-	CU_ASSERT_EQUAL(harness_wait_child_timeout(c->holder, CHILD_TIMEOUT,
-						   res), 0);
-	close(c->ready[0]);
-	close(c->go[1]);
+	CU_ASSERT_EQUAL(harness_release_paused_child(&c->holder, CHILD_TIMEOUT,
+						     res), 0);
 }
 
 /*
@@ -362,7 +343,6 @@ static int moving_sharer(void *arg)
 	struct acct_case *c = arg;
 	struct mshare_report *r = c->report;
 	unsigned long *p;
-	char byte = 0;
 
 	mshare_report_step(r, "enter the first cgroup");
 	if (cg_enter(c->cg))
@@ -373,7 +353,7 @@ static int moving_sharer(void *arg)
 	mshare_report_step(r, "fill before the move");
 	fill_pages(p, PAGE, FILL_BYTES, false);
 	mshare_report_step(r, "wait for the move");
-	if (write(c->ready[1], &byte, 1) != 1 || read(c->go[0], &byte, 1) != 1)
+	if (harness_child_pause(&c->holder))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	mshare_report_step(r, "fill after the move");
 	fill_pages(p, PAGE + FILL_BYTES, FILL_BYTES, false);
@@ -400,7 +380,7 @@ static void run_moved_sharer(struct acct_case *c)
 	case_begin(c, c->target.name);
 	start_paused_child(c, "moved", moving_sharer);
 	a_moved = cg_read_long(c->cg, "memory.current");
-	CU_ASSERT_EQUAL(cg_move(c->other_cg, c->holder), 0);
+	CU_ASSERT_EQUAL(cg_move(c->other_cg, c->holder.pid), 0);
 	b_moved = cg_read_long(c->other_cg, "memory.current");
 	release_paused_child(c, &res);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);

@@ -9,17 +9,25 @@
  * mkswap for every boot; the suite turns it on and off itself, so that
  * no other test runs with swap.  swapoff() at the end brings back what is
  * still out, through the region's mm as through any other.
+ *
+ * The page-out can also come from another process, as a reclaim daemon's
+ * does: process_madvise(MADV_PAGEOUT) on a sharer's pidfd, over the range
+ * at the sharer's address, while the sharer waits.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
 #include "swap_disk.h"
 
 #define SWAP_ADDR(slot)	MSHARE_ADDR(82 + (slot))
+#define REMOTE_ADDR(slot)	MSHARE_ADDR(190 + (slot))
 #define CHILD_TIMEOUT	60
 #define NPAGES		512
 #define RANGE_OFF	(4 * PT_SPAN)
@@ -27,8 +35,13 @@
 struct swap_case {
 	struct shm_target target;
 	struct mshare_report *report;
-	/* Pages the pageout wrote to swap, in memory shared with the child */
+	/*
+	 * In memory shared with the children: the pages the pageout wrote to
+	 * swap; of the remote case, the sharer's pages present after it
+	 */
 	long *swapped_out;
+	long *present_after;
+	struct harness_paused_child sharer;
 };
 
 /* Pages written to swap since boot (per-cpu counts folded in first) */
@@ -117,6 +130,51 @@ static int checking_sharer(void *arg)
 	return mshare_report_done(r);
 }
 
+/*
+ * Write the range and wait while another process pages it out; then
+ * count what is still present (pagemap), and read it back.
+ */
+static int remotely_paged_sharer(void *arg)
+{
+	struct swap_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
+				 "map and write");
+	if (!p)
+		return 1;
+	fill(range_of(p), 1);
+	mshare_report_step(r, "wait for the page-out");
+	if (harness_child_pause(&c->sharer))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	mshare_report_step(r, "pagemap after the page-out");
+	*c->present_after = harness_pagemap_present((uintptr_t)range_of(p),
+						    NPAGES);
+	if (*c->present_after < 0)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "read the swapped pages");
+	if (count_wrong(range_of(p), 1))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+/* MADV_PAGEOUT of the range at @addr in @pid's memory: bytes done or -errno */
+static long page_out_remotely(pid_t pid, unsigned long addr)
+{
+	struct iovec range = { (void *)addr, NPAGES * PAGE };
+	int pidfd = pidfd_open(pid, 0);
+	long done;
+
+	if (pidfd < 0)
+		return -errno;
+	done = syscall(SYS_process_madvise, pidfd, &range, 1, MADV_PAGEOUT, 0);
+	if (done < 0)
+		done = -errno;
+	close(pidfd);
+	return done;
+}
+
 static void run_in_child(int (*fn)(void *), struct swap_case *c)
 {
 	struct harness_child_result res;
@@ -149,11 +207,51 @@ static void run_swap_case(struct swap_case *c)
 SHM_TEST_PAIR(struct swap_case, pageout_then_other_sharers, run_swap_case,
 	      SWAP_ADDR(0), SWAP_ADDR(1))
 
+static void run_remote_case(struct swap_case *c)
+{
+	struct harness_child_result res;
+	long *shared, before, done;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	shared = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(shared != MAP_FAILED);
+	c->swapped_out = &shared[0];
+	c->present_after = &shared[1];
+	*c->present_after = -1;
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL_FATAL(harness_start_paused_child(&c->sharer,
+							 remotely_paged_sharer,
+							 c), 0);
+	before = pages_swapped_out();
+	done = page_out_remotely(c->sharer.pid, c->target.addr + RANGE_OFF);
+	*c->swapped_out = pages_swapped_out() - before;
+	CU_ASSERT_EQUAL(harness_release_paused_child(&c->sharer, CHILD_TIMEOUT,
+						     &res), 0);
+	printf("    %s: process_madvise(MADV_PAGEOUT) of %d pages of another process: %s, %ld written to swap; %ld present after it\n",
+	       shm_kind_name(c->target.kind), NPAGES,
+	       done < 0 ? mshare_errname(-done) : "done", *c->swapped_out,
+	       *c->present_after);
+	MSHARE_ASSERT_EQ(done, (long)(NPAGES * PAGE));
+	MSHARE_ASSERT_EQ(*c->swapped_out, NPAGES);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	MSHARE_ASSERT_EQ(*c->present_after, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(shared, 2 * sizeof(long));
+	mshare_report_free(c->report);
+}
+
+SHM_TEST_PAIR(struct swap_case, process_madvise_pageout, run_remote_case,
+	      REMOTE_ADDR(0), REMOTE_ADDR(1))
+
 static const struct harness_test mshare_swap_tests[] = {
 	{ "pageout_then_other_sharers_region",
 	  pageout_then_other_sharers_region },
 	{ "pageout_then_other_sharers_memfd",
 	  pageout_then_other_sharers_memfd },
+	{ "process_madvise_pageout_region", process_madvise_pageout_region },
+	{ "process_madvise_pageout_memfd", process_madvise_pageout_memfd },
 	{ NULL, NULL },
 };
 
