@@ -200,10 +200,12 @@ kmemleak_summary() {
 	objects != 1 { next }
 	/^unreferenced object/ { match($0, /\(size [0-9]+\)/); size = substr($0, RSTART, RLENGTH) }
 	/^ *comm / { comm = $0; sub(/^ *comm /, "", comm); sub(/,.*/, "", comm) }
-	/^ *\[<[0-9a-f]+>\] / {
-		frame = $2
+	# A frame: "function+off/size", after "[<address>] " in older kernels
+	/^ *backtrace/ { in_trace = 1; next }
+	in_trace && /^ +(\[<[0-9a-f]+>\] )?[A-Za-z_.][A-Za-z0-9_.]*\+0x/ {
+		frame = $NF
 		sub(/\+.*/, "", frame)
-		if (frame ~ /^(kmemleak|__kmemleak|kmalloc|__kmalloc|kmem_cache|__kmem|slab|__slab|kzalloc|kmemdup|kstrdup|krealloc|__do_kmalloc|alloc_pages|__alloc|kasan)/)
+		if (frame ~ /^(kmemleak|__kmemleak|kmalloc|__kmalloc|kmem_cache|__kmem|slab|__slab|kzalloc|kmemdup|kstrdup|krealloc|__do_kmalloc|alloc_pages|__alloc|kasan|save_stack_trace|stack_trace_save|set_track_prepare|__create_object)/)
 			next
 		if (frames < 3)
 			stack = stack (frames++ ? " < " : "") frame
