@@ -32,16 +32,17 @@
 #define NPAGES		512
 #define RANGE_OFF	(4 * PT_SPAN)
 
+/* What the children saw, in memory shared with the test */
+struct swap_counts {
+	long swapped_out;	/* pages the page-out wrote to swap */
+	long present_after;	/* remote case: the sharer's pages after it */
+};
+
 struct swap_case {
 	struct shm_target target;
 	struct mshare_report *report;
-	/*
-	 * In memory shared with the children: the pages the pageout wrote to
-	 * swap; of the remote case, the sharer's pages present after it
-	 */
-	long *swapped_out;
-	long *present_after;
-	struct harness_paused_child sharer;
+	struct swap_counts *counts;
+	struct harness_paused_child sharer;	/* remote case */
 };
 
 /* Pages written to swap since boot (per-cpu counts folded in first) */
@@ -91,7 +92,7 @@ static int paging_out_sharer(void *arg)
 	mshare_report_step(r, "MADV_PAGEOUT");
 	if (madvise(range_of(p), NPAGES * PAGE, MADV_PAGEOUT))
 		return mshare_report_fail(r, errno);
-	*c->swapped_out = pages_swapped_out() - before;
+	c->counts->swapped_out = pages_swapped_out() - before;
 	return mshare_report_done(r);
 }
 
@@ -139,6 +140,7 @@ static int remotely_paged_sharer(void *arg)
 	struct swap_case *c = arg;
 	struct mshare_report *r = c->report;
 	unsigned long *p;
+	long present;
 
 	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r,
 				 "map and write");
@@ -149,9 +151,9 @@ static int remotely_paged_sharer(void *arg)
 	if (harness_child_pause(&c->sharer))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	mshare_report_step(r, "pagemap after the page-out");
-	*c->present_after = harness_pagemap_present((uintptr_t)range_of(p),
-						    NPAGES);
-	if (*c->present_after < 0)
+	present = harness_pagemap_present((uintptr_t)range_of(p), NPAGES);
+	c->counts->present_after = present;
+	if (present < 0)
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "read the swapped pages");
 	if (count_wrong(range_of(p), 1))
@@ -184,24 +186,35 @@ static void run_in_child(int (*fn)(void *), struct swap_case *c)
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 }
 
-static void run_swap_case(struct swap_case *c)
+static void case_begin(struct swap_case *c)
 {
 	c->report = mshare_report_new();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
-	c->swapped_out = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
-			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CU_ASSERT_FATAL(c->swapped_out != MAP_FAILED);
+	c->counts = mmap(NULL, sizeof(*c->counts), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(c->counts != MAP_FAILED);
+	c->counts->present_after = -1;
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+}
+
+static void case_end(struct swap_case *c)
+{
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(c->counts, sizeof(*c->counts));
+	mshare_report_free(c->report);
+}
+
+static void run_swap_case(struct swap_case *c)
+{
+	case_begin(c);
 	run_in_child(paging_out_sharer, c);
 	printf("    %s: MADV_PAGEOUT of %d pages wrote %ld to swap\n",
-	       shm_kind_name(c->target.kind), NPAGES, *c->swapped_out);
+	       shm_kind_name(c->target.kind), NPAGES, c->counts->swapped_out);
 	/* Every page went out (pswpout counts the writes to the device) */
-	MSHARE_ASSERT_EQ(*c->swapped_out, NPAGES);
+	MSHARE_ASSERT_EQ(c->counts->swapped_out, NPAGES);
 	run_in_child(swapping_in_sharer, c);
 	run_in_child(checking_sharer, c);
-	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
-	munmap(c->swapped_out, sizeof(long));
-	mshare_report_free(c->report);
+	case_end(c);
 }
 
 SHM_TEST_PAIR(struct swap_case, pageout_then_other_sharers, run_swap_case,
@@ -210,36 +223,26 @@ SHM_TEST_PAIR(struct swap_case, pageout_then_other_sharers, run_swap_case,
 static void run_remote_case(struct swap_case *c)
 {
 	struct harness_child_result res;
-	long *shared, before, done;
+	long before, done;
 
-	c->report = mshare_report_new();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
-	shared = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CU_ASSERT_FATAL(shared != MAP_FAILED);
-	c->swapped_out = &shared[0];
-	c->present_after = &shared[1];
-	*c->present_after = -1;
-	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	case_begin(c);
 	CU_ASSERT_EQUAL_FATAL(harness_start_paused_child(&c->sharer,
 							 remotely_paged_sharer,
 							 c), 0);
 	before = pages_swapped_out();
 	done = page_out_remotely(c->sharer.pid, c->target.addr + RANGE_OFF);
-	*c->swapped_out = pages_swapped_out() - before;
+	c->counts->swapped_out = pages_swapped_out() - before;
 	CU_ASSERT_EQUAL(harness_release_paused_child(&c->sharer, CHILD_TIMEOUT,
 						     &res), 0);
 	printf("    %s: process_madvise(MADV_PAGEOUT) of %d pages of another process: %s, %ld written to swap; %ld present after it\n",
 	       shm_kind_name(c->target.kind), NPAGES,
-	       done < 0 ? mshare_errname(-done) : "done", *c->swapped_out,
-	       *c->present_after);
+	       done < 0 ? mshare_errname(-done) : "done",
+	       c->counts->swapped_out, c->counts->present_after);
 	MSHARE_ASSERT_EQ(done, (long)(NPAGES * PAGE));
-	MSHARE_ASSERT_EQ(*c->swapped_out, NPAGES);
+	MSHARE_ASSERT_EQ(c->counts->swapped_out, NPAGES);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	MSHARE_ASSERT_EQ(*c->present_after, 0);
-	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
-	munmap(shared, 2 * sizeof(long));
-	mshare_report_free(c->report);
+	MSHARE_ASSERT_EQ(c->counts->present_after, 0);
+	case_end(c);
 }
 
 SHM_TEST_PAIR(struct swap_case, process_madvise_pageout, run_remote_case,

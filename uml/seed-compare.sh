@@ -24,8 +24,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 run_linux=$root/uml/run-linux.sh
 # Per boot: a hang costs the whole timeout, and a suite boot took 7-12 s
 # on the seed (2026-12-03).  A suite that runs out of it is run test by test.
-# A suite that harness.list marks "(timeout N s a test)" gets N s a test
-# and N s a test in its suite boot, where that is more.
+# A suite that harness.list marks "(timeout N s a test)" gets N s for each
+# test boot, and N s times its tests for its suite boot, where that is more.
 suite_timeout=120
 test_timeout=60
 boot_per_test=
