@@ -3,6 +3,15 @@
 
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
+
+# ARCH=x86_64: the same series for x86-64 under qemu (uml/run-qemu.sh), built
+# from the same build/linux into build/x86_64/ (build/seed/x86_64/ for the
+# seed).  Only from the command line: a kernel developer's shell often
+# exports ARCH for other trees.
+KARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH),um)
+ifeq ($(filter um x86_64,$(KARCH)),)
+$(error ARCH=$(KARCH): the targets are ARCH=um (./linux, the default) and ARCH=x86_64 (qemu))
+endif
 HARNESS_OUT := $(BUILD)/harness
 TARBALL ?= /usr/src/linux-source-6.12.tar.xz
 SERIES ?= $(ROOT)/mm-patches/series
@@ -34,7 +43,8 @@ SRC := $(BUILD)/linux
 OBJ := $(BUILD)/obj
 PREPARE_FLAGS :=
 endif
-FRAGMENTS := $(wildcard $(ROOT)/uml/config/*.config)
+# The shared fragments, then the target's own (uml/config/um/ or x86_64/).
+FRAGMENTS := $(wildcard $(ROOT)/uml/config/*.config) $(wildcard $(ROOT)/uml/config/$(KARCH)/*.config)
 ifneq ($(BASE_BUILD),)
 # The base kernel has no CONFIG_MSHARE for check-config.sh to find.
 FRAGMENTS := $(filter-out %/mshare.config,$(FRAGMENTS))
@@ -42,6 +52,30 @@ endif
 INITRAMFS_LIST := $(BUILD)/initramfs.list
 INITRAMFS_CONFIG := $(BUILD)/initramfs.config
 JOBS ?= $(shell nproc)
+
+# What differs between the targets: the objects, kbuild's ARCH, the config's
+# starting point, what kbuild makes, and where the /init goes.  ./linux
+# carries its initramfs inside; the x86_64 kernel boots with the harness
+# in a separate cpio (qemu -initrd), so that a harness change relinks
+# nothing.
+ifeq ($(KARCH),x86_64)
+ARCH_OUT := $(dir $(OBJ))x86_64
+OBJ := $(ARCH_OUT)/obj
+KBUILD_ARCH := ARCH=x86_64
+KERNEL_IMAGE := $(OBJ)/arch/x86/boot/bzImage
+KERNEL_TARGETS := bzImage scripts_gdb
+CONFIG_START = cp /dev/null $(OBJ)/.config
+ARCH_CONFIG :=
+INITRD := $(ARCH_OUT)/initramfs.cpio
+else
+ARCH_OUT := $(dir $(OBJ))
+KBUILD_ARCH := ARCH=um SUBARCH=x86_64
+KERNEL_IMAGE := $(OBJ)/linux
+KERNEL_TARGETS := linux scripts_gdb
+CONFIG_START = $(KMAKE) -s defconfig
+ARCH_CONFIG := $(INITRAMFS_CONFIG)
+INITRD :=
+endif
 
 # ccache outside the checkout, keyed on paths relative to it, so a fresh
 # clone (CI) reuses the objects of an earlier build on this machine.
@@ -53,7 +87,7 @@ export CCACHE_MAXSIZE ?= 8G
 # One kernel build at a time on this machine (2 cores), whichever checkout
 # it is for: builds queue on a lock.
 export KBUILD_LOCK ?= /tmp/mshare-uml-kbuild.lock
-KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) ARCH=um SUBARCH=x86_64 \
+KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) $(KBUILD_ARCH) \
 	CC="ccache gcc" HOSTCC="ccache gcc" -j$(JOBS)
 
 # Kernel command line for `make run` / `make test`, and a boot timeout.
@@ -109,6 +143,10 @@ help:
 	@echo '  make bench-loop [ROUNDS=3] [T=suite] [EDIT=comment]  edit mm/ -> make -> one suite, ours vs kunit.py run, medians and ratio -> build/bench-loop/'
 	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
+	@echo '  make ARCH=x86_64  the same series for x86-64 -> build/x86_64/ (bzImage, initramfs.cpio)'
+	@echo '  make run ARCH=x86_64 [T=...] [CPUS=2] [ACCEL=tcg]  boot it under qemu (KVM if it works, else TCG)'
+	@echo '  make test ARCH=x86_64  the x86_64 stages of make test alone'
+	@echo '  make gdb ARCH=x86_64 [T=...]  qemu gdb stub, gdb on vmlinux, stopped in find_shared_vma'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
 	@echo '  make check-series build every prefix of mm-patches/series'
 	@echo '  make export-patches  write the commits of build/linux back to mm-patches/'
@@ -117,7 +155,7 @@ help:
 	@echo '  make deps         install the Debian packages in uml/packages.txt'
 	@echo '  make clean        remove build/obj, build/seed/obj and ./linux (keeps build/linux, your workspace)'
 	@echo '  make distclean    remove build/ entirely'
-	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n'
+	@echo 'Variables: T=suite[/test],...  TIMEOUT=seconds  RUN_ARGS="kernel args"  JOBS=n  ARCH=um|x86_64'
 	@echo '  PROG=path ARGS="args" PROG_TIMEOUT=seconds (make prog; default timeout 600)'
 	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
 	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
@@ -142,21 +180,22 @@ $(INITRAMFS_CONFIG): | $(BUILD)
 $(BUILD):
 	mkdir -p $@
 
-# defconfig + fragments, then a check that every requested option survived.
-$(OBJ)/.config: $(FRAGMENTS) $(INITRAMFS_CONFIG) $(SRC)/Makefile
+# defconfig (ARCH=um) or nothing (x86_64) + fragments, then a check that
+# every requested option survived.
+$(OBJ)/.config: $(FRAGMENTS) $(ARCH_CONFIG) $(SRC)/Makefile
 	@mkdir -p $(OBJ)
-	$(KMAKE) -s defconfig
-	cd $(SRC) && ARCH=um SUBARCH=x86_64 scripts/kconfig/merge_config.sh -m \
-		-O $(OBJ) $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG) >/dev/null
+	$(CONFIG_START)
+	cd $(SRC) && $(KBUILD_ARCH) scripts/kconfig/merge_config.sh -m \
+		-O $(OBJ) $(OBJ)/.config $(FRAGMENTS) $(ARCH_CONFIG) >/dev/null
 	$(KMAKE) -s olddefconfig
-	sh $(ROOT)/uml/check-config.sh $@ $(FRAGMENTS) $(INITRAMFS_CONFIG)
+	sh $(ROOT)/uml/check-config.sh $@ $(FRAGMENTS) $(ARCH_CONFIG)
 
 config: source
 	@$(MAKE) --no-print-directory $(OBJ)/.config
 
 # The check again only when .config or a fragment changed since it passed.
-$(OBJ)/.config-checked: $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
-	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(INITRAMFS_CONFIG)
+$(OBJ)/.config-checked: $(OBJ)/.config $(FRAGMENTS) $(ARCH_CONFIG)
+	@sh $(ROOT)/uml/check-config.sh $(OBJ)/.config $(FRAGMENTS) $(ARCH_CONFIG)
 	@touch $@
 
 # The kernel's version string: the tarball's version (the kernel's own
@@ -173,25 +212,55 @@ kernel: source harness $(INITRAMFS_LIST)
 	@bash $(ROOT)/uml/kbuild.sh --stamp $(OBJ)/.mshare-uml-kbuild --src $(SRC) \
 		--watch $(OBJ)/.config --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
 		--watch /usr/include --watch /usr/lib/gcc \
-		--output $(OBJ)/linux --output $(OBJ)/vmlinux-gdb.py -- \
-		$(KMAKE) LOCALVERSION=$(KERNEL_LOCALVERSION) linux scripts_gdb
+		--output $(KERNEL_IMAGE) --output $(OBJ)/vmlinux-gdb.py -- \
+		$(KMAKE) LOCALVERSION=$(KERNEL_LOCALVERSION) $(KERNEL_TARGETS)
+ifeq ($(KARCH),x86_64)
+	@$(MAKE) --no-print-directory $(INITRD)
+	@echo '$(SERIES) x86_64 kernel: $(KERNEL_IMAGE), /init in $(INITRD)'
+else
 	$(if $(SEED_BUILD)$(BASE_BUILD),@echo '$(SERIES) kernel: $(OBJ)/linux',@ln -sfn build/obj/linux $(ROOT)/linux)
+endif
+
+# The x86_64 target's initramfs: the same list and /init as ./linux's,
+# written by the kernel's own gen_init_cpio (built with the kernel).
+$(INITRD): $(INITRAMFS_LIST) $(HARNESS_OUT)/init $(OBJ)/usr/gen_init_cpio
+	$(OBJ)/usr/gen_init_cpio $(INITRAMFS_LIST) >$@.tmp
+	mv $@.tmp $@
 
 linux: kernel
 
+# CPUS: the x86_64 guest's CPUs; ACCEL=tcg: no KVM even where it works.
+CPUS ?= 2
+ACCEL ?=
+ifeq ($(KARCH),x86_64)
+run: linux
+	@KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' bash $(ROOT)/uml/run-qemu.sh --timeout $(TIMEOUT) \
+		--cpus $(CPUS) --log $(ARCH_OUT)/run.log $(if $(T),--tests '$(T)') -- $(RUN_ARGS)
+else
 run: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/run-linux.sh --timeout $(TIMEOUT) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/run.log,$(BUILD)/run.log) \
 		$(if $(T),--tests '$(T)') -- $(RUN_ARGS)
+endif
 
 # PROG relative to the checkout, or absolute; see uml/run-program.sh.
 prog: linux
 	$(if $(PROG),,$(error make prog wants PROG=path/to/program (and ARGS="its arguments")))
-	@bash $(ROOT)/uml/run-program.sh --timeout $(PROG_TIMEOUT) '$(PROG)' $(ARGS)
+	@$(if $(filter x86_64,$(KARCH)),KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' )bash \
+		$(ROOT)/uml/run-program.sh --timeout $(PROG_TIMEOUT) \
+		$(if $(filter x86_64,$(KARCH)),--cpus $(CPUS) --log $(ARCH_OUT)/program.log) '$(PROG)' $(ARGS)
 
 ifeq ($(SEED_BUILD),)
+# make test: ./linux's stages, then the x86_64 target's (its kernel built
+# first); make test ARCH=x86_64: the x86_64 target's alone.
+ifeq ($(KARCH),x86_64)
 test: linux
-	@bash $(ROOT)/uml/test.sh
+	@bash $(ROOT)/uml/test.sh --arch x86_64
+else
+test: linux
+	@$(MAKE) --no-print-directory ARCH=x86_64 linux
+	@bash $(ROOT)/uml/test.sh --arch all
+endif
 else
 test: linux
 	@bash $(ROOT)/uml/seed-compare.sh --suite-timeout $(SEED_SUITE_TIMEOUT) \
@@ -207,11 +276,18 @@ FUZZ_SEED := $(if $(filter command line,$(origin SEED)),$(SEED))
 # FAULTS=1: fail-nth fault injection on FAULT_PERCENT of the ops.
 FAULTS ?=
 FAULT_PERCENT ?= 20
+ifeq ($(KARCH),x86_64)
+fuzz: linux
+	@KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' bash $(ROOT)/uml/fuzz.sh \
+		--cpus $(CPUS) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) --log $(ARCH_OUT)/fuzz.log
+else
 fuzz: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/fuzz.sh \
 		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
 		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/fuzz.log,$(BUILD)/fuzz.log)
+endif
 
 # The kernel's mm selftests inside this kernel (build/selftests, or
 # build/SERIES/selftests), side by side with the base kernel's: the committed
@@ -250,10 +326,15 @@ coverage: source harness $(INITRAMFS_LIST) $(INITRAMFS_CONFIG)
 
 # Boot under gdb, stopped at find_shared_vma when the selected test faults
 # into an mshare region (T=suite[/test]).
+ifeq ($(KARCH),x86_64)
+gdb: linux
+	@bash $(ROOT)/uml/qemu/gdb.sh '$(T)'
+else
 gdb: linux
 	gdb -q -x $(ROOT)/gdbinit -ex mshare-break -ex run --args $(ROOT)/linux \
 		$(shell grep -v '^#' $(ROOT)/uml/boot.args) uml_dir=$(BUILD)/uml \
 		$(if $(T),'harness.run=$(T)')
+endif
 
 # The harness and tests on the host under memcheck (mshare suites skip there).
 valgrind: harness

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Duties of the harness as /init in the UML guest: mount the pseudo
- * filesystems, make sure there is a console, report the verdict through
- * /proc/exitcode (UML's exit status) and power off.
+ * Duties of the harness as /init in the guest: mount the pseudo
+ * filesystems, make sure there is a console, report the verdict and power
+ * off.  The verdict leaves ./linux through /proc/exitcode (UML's exit
+ * status) and qemu through its isa-debug-exit port (uml/run-qemu.sh); the
+ * results folder is the host's, through hostfs or virtio-9p.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/io.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 
@@ -18,7 +21,11 @@
 #include "mount_util.h"
 
 #define RESULTS_MNT	"/results"
+/* The tag uml/run-qemu.sh gives the results folder it exports over 9p. */
+#define RESULTS_9P_TAG	"results"
 #define MSHAREFS_DIR	"/sys/fs/mshare"
+/* qemu's -device isa-debug-exit,iobase=0xf4: a write of v exits 2v + 1. */
+#define DEBUG_EXIT_PORT	0xf4
 
 struct init_mount {
 	const char *source;
@@ -100,7 +107,10 @@ void init_prepare(void)
 	mount_msharefs();
 }
 
-/* UML exits with the number in /proc/exitcode when it powers off. */
+/*
+ * UML exits with the number in /proc/exitcode when it powers off; other
+ * kernels have no such file (the code leaves through init_power_off()).
+ */
 void init_set_exitcode(int code)
 {
 	char buf[16];
@@ -108,7 +118,9 @@ void init_set_exitcode(int code)
 
 	fd = open("/proc/exitcode", O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
-		printf("harness: /proc/exitcode: %s\n", strerror(errno));
+		if (errno != ENOENT)
+			printf("harness: /proc/exitcode: %s\n",
+			       strerror(errno));
 		return;
 	}
 	len = snprintf(buf, sizeof(buf), "%d\n", code);
@@ -118,13 +130,18 @@ void init_set_exitcode(int code)
 	close(fd);
 }
 
-/* The results directory is a host directory, reached through hostfs. */
+/*
+ * The results directory is a host directory: hostfs on UML, and where the
+ * kernel has no hostfs, the folder qemu exports over virtio-9p.
+ */
 int init_mount_results(const char *host_dir, const char **mnt)
 {
-	int ret = harness_mount("none", RESULTS_MNT, "hostfs", host_dir);
+	const char *how;
+	int ret = harness_mount_host(host_dir, RESULTS_9P_TAG, RESULTS_MNT,
+				     &how);
 
 	if (ret) {
-		printf("harness: hostfs mount of %s failed: %s\n", host_dir,
+		printf("harness: %s mount of %s failed: %s\n", how, host_dir,
 		       strerror(-ret));
 		return ret;
 	}
@@ -139,10 +156,23 @@ void init_unmount_results(void)
 		       strerror(errno));
 }
 
+/*
+ * Under qemu with isa-debug-exit, a write to its port ends qemu with the
+ * code.  Elsewhere (UML, which has no ioperm(), or no such device) nothing
+ * happens and the caller powers off.
+ */
+static void exit_through_debug_port(int code)
+{
+	if (ioperm(DEBUG_EXIT_PORT, 1, 1))
+		return;
+	outb(code, DEBUG_EXIT_PORT);
+}
+
 void init_power_off(int code)
 {
 	init_set_exitcode(code);
 	sync();
+	exit_through_debug_port(code);
 	reboot(RB_POWER_OFF);
 	/* Returning from init panics the kernel: still a non-zero exit. */
 	printf("harness: power off failed: %s\n", strerror(errno));

@@ -74,3 +74,17 @@ int harness_mount(const char *source, const char *target, const char *type,
 		return -errno;
 	return 0;
 }
+
+int harness_mount_host(const char *host_dir, const char *tag,
+		       const char *target, const char **how)
+{
+	int ret;
+
+	*how = "hostfs";
+	ret = harness_mount("none", target, *how, host_dir);
+	if (ret != -ENODEV)
+		return ret;
+	*how = "9p";
+	return harness_mount(tag, target, *how,
+			     "trans=virtio,version=9p2000.L");
+}

@@ -8,9 +8,10 @@
  *   user_program.cwd=/abs/host/dir            its working directory
  *   user_program.timeout=SECONDS              default 600
  *
- * The program runs as root with the host's root directory (hostfs) as its
- * root, so that a program built on the host finds its shared libraries and
- * its files where they are, with the guest's own file systems over it:
+ * The program runs as root with the host's root directory (hostfs, or
+ * virtio-9p under qemu: make prog ARCH=x86_64) as its root, so that a
+ * program built on the host finds its shared libraries and its files where
+ * they are, with the guest's own file systems over it:
  * /proc, /sys with msharefs on /sys/fs/mshare, debugfs and cgroup2,
  * /dev (devtmpfs: the swap disk /dev/ubda, swapped on for it, and the
  * scratch disk /dev/ubdb), and a tmpfs on /dev/shm.  /tmp stays the
@@ -35,6 +36,8 @@
 #include "swap_disk.h"
 
 #define ROOT		"/host"
+/* The tag uml/run-qemu.sh --host-root gives the host's / over 9p. */
+#define HOST_ROOT_9P_TAG	"hostroot"
 #define MAX_ARGS	64
 #define DEFAULT_TIMEOUT	600
 
@@ -134,11 +137,12 @@ static int unmount_all(void)
 static int program_init(void)
 {
 	const struct guest_mount *m;
+	const char *how;
 	int ret;
 
-	ret = harness_mount("none", ROOT, "hostfs", "/");
+	ret = harness_mount_host("/", HOST_ROOT_9P_TAG, ROOT, &how);
 	if (ret) {
-		printf("user_program: hostfs mount of / on %s: %s\n", ROOT,
+		printf("user_program: %s mount of / on %s: %s\n", how, ROOT,
 		       strerror(-ret));
 		return ret;
 	}

@@ -8,7 +8,9 @@
 # Without --seed the seed comes from the clock.  --faults: fail-nth fault
 # injection on that share of the ops (tests/mshare_fuzz_faults.c); the seed
 # and the percentage together replay a run.  LINUX is the kernel to boot, as
-# for run-linux.sh (default ./linux).
+# for run-linux.sh (default ./linux).  --cpus N: the x86_64 target under qemu
+# with N CPUs (uml/run-qemu.sh, KERNEL and INITRD as it reads them) instead
+# of ./linux; the agents then run on every CPU.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +19,8 @@ seed=
 faults=0
 log=$root/build/fuzz.log
 quiet=()
+runner=(bash "$root/uml/run-linux.sh")
+arch_again=
 
 die() {
 	echo "fuzz: $*" >&2
@@ -30,6 +34,10 @@ while [ $# -gt 0 ]; do
 	--faults) faults=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--quiet) quiet=(--quiet); shift ;;
+	--cpus)
+		runner=(bash "$root/uml/run-qemu.sh" --cpus "$2")
+		arch_again=" ARCH=x86_64 CPUS=$2"
+		shift 2 ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
 	esac
 done
@@ -43,7 +51,7 @@ done
 [ "$seconds" -gt 0 ] || die "--seconds wants at least 1"
 [ "$faults" -le 100 ] || die "--faults is a percentage, got $faults"
 
-again="SEED=$seed SECONDS=$seconds"
+again="SEED=$seed SECONDS=$seconds$arch_again"
 with=
 if [ "$faults" -gt 0 ]; then
 	again="$again FAULTS=1 FAULT_PERCENT=$faults"
@@ -53,7 +61,7 @@ echo "fuzz: seed $seed, $seconds s$with (again: make fuzz $again)"
 # Past the run: the boot (~5 s), the end of the run, kmemleak's wait (6 s),
 # and up to 20 s for an agent that hangs.
 rc=0
-bash "$root/uml/run-linux.sh" "${quiet[@]}" --timeout $((seconds + 120)) \
+"${runner[@]}" "${quiet[@]}" --timeout $((seconds + 120)) \
 	--log "$log" --tests mshare_fuzz -- \
 	"harness.fuzz_seed=$seed" "harness.fuzz_seconds=$seconds" \
 	"harness.fuzz_faults=$faults" || rc=$?

@@ -55,7 +55,7 @@ fi
 # but that kbuild never reads: they select tests, runs and benchmarks.
 OUR_VARS='T|RUN_ARGS|TIMEOUT|SECONDS|SEED|FAULTS|FAULT_PERCENT|ROUNDS|JOBS'
 OUR_VARS+='|SEED_SUITE_TIMEOUT|SEED_TEST_TIMEOUT|SEED_BOOT_PER_TEST'
-OUR_VARS+='|COVERAGE_FUZZ_SECONDS|LOOP_BOOT_ARGS'
+OUR_VARS+='|COVERAGE_FUZZ_SECONDS|LOOP_BOOT_ARGS|CPUS|ACCEL|X86_CPUS|GDB_PORT'
 
 key() {
 	# The command line, less the lock it queues on (flock FILE ...).

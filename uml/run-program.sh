@@ -7,14 +7,17 @@
 # swap disk (/dev/ubda) and the scratch disk at /dev/ubdb.  Exits with
 # ./linux's status: 0 when PROG exited 0 and the kernel log stayed clean.
 #
-# usage: run-program.sh [--timeout SECONDS] [--log FILE] PROG [ARG...]
+# usage: run-program.sh [--timeout SECONDS] [--log FILE] [--cpus N] PROG [ARG...]
 # PROG and its working directory are the caller's; an argument may hold
 # no comma, blank or quote (the kernel command line carries them).
+# --cpus N: inside the x86_64 target under qemu with N CPUs instead
+# (uml/run-qemu.sh --host-root; its disks are /dev/vda and /dev/vdb).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 timeout=600
 log=$root/build/program.log
+runner=(bash "$root/uml/run-linux.sh")
 
 die() {
 	echo "run-program: $*" >&2
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--cpus) runner=(bash "$root/uml/run-qemu.sh" --cpus "$2" --host-root); shift 2 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see the usage line in $0)" ;;
 	*) break ;;
@@ -59,6 +63,6 @@ for arg in "$@"; do
 done
 
 # The boot lasts the program's timeout, plus a minute for boot and power-off.
-exec bash "$root/uml/run-linux.sh" --timeout $((timeout + 60)) --log "$log" \
+exec "${runner[@]}" --timeout $((timeout + 60)) --log "$log" \
 	--tests user_program -- "user_program.argv=$argv" \
 	"user_program.cwd=$cwd" "user_program.timeout=$timeout"

@@ -2,7 +2,20 @@
 # Everything `make test` (and CI) checks, one stage after another.  Each stage
 # says PASS or FAIL with the reason; the last line counts them, and the exit
 # status is non-zero if any stage failed.
+#
+# usage: test.sh [--arch um|x86_64|all]
+# um: ./linux's stages; x86_64: the qemu target's (uml/run-qemu.sh); all
+# (make test's default): ./linux's, then the x86_64 target's.
 set -eu
+
+arch=all
+if [ "${1:-}" = --arch ]; then
+	arch=$2
+fi
+case "$arch" in
+um | x86_64 | all) ;;
+*) echo "test: --arch um, x86_64 or all, not '$arch'" >&2; exit 2 ;;
+esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/uml/run-linux.sh
@@ -272,17 +285,89 @@ stage_selftests() {
 	fi
 }
 
-stage_suite
-stage_results
-stage_selftests
-stage_fuzz
-stage_fuzz_faults
-stage_negative_control
-stage_negative_debug
-stage_selection
-stage_oom
-stage_program
-stage_valgrind
-stage_gdb
+# The x86_64 target: the same suite under qemu on X86_CPUS CPUs (KVM when
+# the host has it, TCG otherwise; run-qemu.sh's first line says which).
+x86_cpus=${X86_CPUS:-2}
+x86_out=$out/x86_64
+qemu_run=$root/uml/run-qemu.sh
+
+stage_x86_suite() {
+	local rc=0
+	echo "test: == x86_64 suite: every test under qemu on $x86_cpus CPUs =="
+	rm -rf "$x86_out/results"
+	bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$x86_out/suite.log" \
+		--results "$x86_out/results" || rc=$?
+	head -n 1 "$x86_out/suite.log"
+	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$x86_out/suite.log" || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result x86_64-suite yes ""
+	else
+		stage_result x86_64-suite no "qemu run exited $rc (see $x86_out/suite.log)"
+	fi
+}
+
+# What only several CPUs have, on 4 of them: stale TLB entries of sharers
+# on other CPUs, and the races suite.
+stage_x86_smp() {
+	local rc=0 log=$x86_out/smp.log
+	echo "test: == x86_64 SMP: mshare_smp_tlb and mshare_races on 4 CPUs =="
+	bash "$qemu_run" --quiet --cpus 4 --log "$log" \
+		--tests mshare_smp_tlb,mshare_races || rc=$?
+	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$log" || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result x86_64-smp yes ""
+	else
+		stage_result x86_64-smp no "qemu run exited $rc (see $log)"
+	fi
+}
+
+# The fuzzer under qemu, its agents on every CPU: short, the same seed.
+stage_x86_fuzz() {
+	local rc=0 log=$x86_out/fuzz.log verdict=$x86_out/fuzz.verdict
+	echo "test: == x86_64 fuzz: $fuzz_seconds s of the fuzzer on $x86_cpus CPUs, seed $fuzz_seed =="
+	bash "$root/uml/fuzz.sh" --quiet --cpus "$x86_cpus" --seconds "$fuzz_seconds" \
+		--seed "$fuzz_seed" --log "$log" >"$verdict" || rc=$?
+	cat "$verdict"
+	if [ "$rc" -eq 0 ]; then
+		stage_result x86_64-fuzz yes ""
+	else
+		stage_result x86_64-fuzz no "$(grep -m1 '^fuzz: FAIL' "$verdict" || echo "exit $rc, see $log")"
+	fi
+}
+
+# The kernel log rules hold under qemu as in ./linux: a WARNING fails.
+stage_x86_negative_control() {
+	local rc=0 log=$x86_out/negative-control.log
+	echo "test: == x86_64 negative control: a kernel WARNING must fail the run =="
+	bash "$qemu_run" --quiet --log "$log" --tests negative_control || rc=$?
+	if [ "$rc" -ne 0 ] && grep -q '^harness: verdict FAIL' "$log" &&
+	   "$host_harness" --classify-console "$log" | cut -f 1 | grep -qx WARNING; then
+		stage_result x86_64-negative-control yes ""
+	else
+		stage_result x86_64-negative-control no "exit $rc, want a harness FAIL verdict caused by the WARNING (see $log)"
+	fi
+}
+
+mkdir -p "$x86_out"
+if [ "$arch" != x86_64 ]; then
+	stage_suite
+	stage_results
+	stage_selftests
+	stage_fuzz
+	stage_fuzz_faults
+	stage_negative_control
+	stage_negative_debug
+	stage_selection
+	stage_oom
+	stage_program
+	stage_valgrind
+	stage_gdb
+fi
+if [ "$arch" != um ]; then
+	stage_x86_negative_control
+	stage_x86_smp
+	stage_x86_fuzz
+	stage_x86_suite
+fi
 echo "test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -53,8 +53,12 @@ def region_list():
 
 
 def pgdir_shift():
-    # UML x86_64 in 6.12: three levels, PGDIR_SIZE 1 GiB.
-    return 30
+    # x86-64 built for 4 and 5 levels keeps the shift in a variable (39 or
+    # 48, as booted); UML x86_64 in 6.12 has three levels, PGDIR_SIZE 1 GiB.
+    try:
+        return int(gdb.parse_and_eval("pgdir_shift"))
+    except gdb.error:
+        return 30
 
 
 def pgd_entry(mm, addr):
