@@ -15,8 +15,6 @@
 
 #define MSHARE_DIR	"/sys/fs/mshare"
 #define MSHARE_REGIONS	"/sys/kernel/debug/mshare/regions"
-/* Only the fuzzer still says GIB: mshare_unit() replaces it. */
-#define GIB		(1UL << 30)
 #define PAGE		4096UL
 /* 4 KiB pages: one PTE page maps 2 MiB (UML and x86-64 alike). */
 #define PT_SPAN		(2UL << 20)
