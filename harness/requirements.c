@@ -43,6 +43,22 @@ const char *harness_requires_msharefs(void)
 	return NULL;
 }
 
+/*
+ * The kernel is UML's: what its /proc/cpuinfo says of every CPU (uname -m
+ * is the host's "x86_64" there too).  A host process or a guest under
+ * qemu has a real vendor there.
+ */
+const char *harness_requires_uml(void)
+{
+	char text[4096];
+
+	if (harness_read_file("/proc/cpuinfo", text, sizeof(text)) < 0)
+		return "cannot read /proc/cpuinfo";
+	if (!strstr(text, "vendor_id\t: User Mode Linux\n"))
+		return "the kernel is not User-Mode Linux";
+	return NULL;
+}
+
 void requirements_apply(void)
 {
 	struct harness_suite *s;

@@ -12,6 +12,7 @@ bool harness_is_init(void);
 const char *harness_requires_init(void);
 const char *harness_requires_kmsg_watch(void);
 const char *harness_requires_msharefs(void);
+const char *harness_requires_uml(void);
 void requirements_apply(void);
 unsigned int requirements_skipped_tests(void);
 

@@ -26,8 +26,8 @@
 #define MZERO_ADDR	MSHARE_ADDR(43)
 #define NOFIX_ADDR	MSHARE_ADDR(44)
 #define NOFIX_OLD_ADDR	MSHARE_ADDR(45)
-#define OSTART_ADDR	MSHARE_ADDR(46)	/* and the GiB after it */
-#define OSIZE_ADDR	MSHARE_ADDR(48)	/* and the GiB after it */
+#define OSTART_ADDR	MSHARE_ADDR(46)	/* and the unit after it */
+#define OSIZE_ADDR	MSHARE_ADDR(48)	/* and the unit after it */
 #define PRIVATE_ADDR	MSHARE_ADDR(50)
 #define OFFSET_ADDR	MSHARE_ADDR(51)
 #define EXEC_ADDR	MSHARE_ADDR(52)
@@ -35,7 +35,7 @@
 #define WRONLY_ADDR	MSHARE_ADDR(54)
 #define CREXIT_ADDR	MSHARE_ADDR(55)
 #define MKNOD_ADDR	MSHARE_ADDR(56)
-#define SMALLER_ADDR	MSHARE_ADDR(57)	/* and the GiB after it */
+#define SMALLER_ADDR	MSHARE_ADDR(57)	/* and the unit after it */
 #define EOF_ADDR	MSHARE_ADDR(59)
 #define MPAGE_ADDR	MSHARE_ADDR(65)
 
@@ -125,7 +125,7 @@ static int follower_child(void *arg)
 {
 	struct region *r = arg;
 	struct mshare_region_info info;
-	unsigned long size = r->size ? r->size : GIB;
+	unsigned long size = r->size ? r->size : mshare_unit();
 	char *p;
 	int fd;
 
@@ -266,13 +266,13 @@ static void run_bad_mmap(const struct bad_mmap *bad)
 	region_end(&r, stuck);
 }
 
-/* Page aligned, not 1 GiB aligned: no PGD entry holds it whole. */
+/* Page aligned, not unit aligned: no PGD entry holds it whole. */
 static void test_mmap_misaligned_start(void)
 {
 	const struct bad_mmap bad = {
 		.region = "bad_mstart", .at = MSTART_ADDR,
 		.open_flags = O_RDWR, .addr = MSTART_ADDR + PT_SPAN,
-		.len = GIB, .prot = RW, .flags = FIXED_SHARED,
+		.len = mshare_unit(), .prot = RW, .flags = FIXED_SHARED,
 		.want = EINVAL,
 	};
 
@@ -283,21 +283,31 @@ static void test_mmap_misaligned_start(void)
 static void test_mmap_start_not_page_aligned(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_mpage", .at = MPAGE_ADDR,
-		.open_flags = O_RDWR, .addr = MPAGE_ADDR + 1, .len = GIB,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_mpage",
+		.at = MPAGE_ADDR,
+		.open_flags = O_RDWR,
+		.addr = MPAGE_ADDR + 1,
+		.len = mshare_unit(),
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
 }
 
-/* Not a page multiple: mmap() rounds it up to 1 GiB + 4 KiB. */
+/* Not a page multiple: mmap() rounds it up to a unit + 4 KiB. */
 static void test_mmap_misaligned_length(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_mlen", .at = MLEN_ADDR,
-		.open_flags = O_RDWR, .addr = MLEN_ADDR, .len = GIB + 1,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_mlen",
+		.at = MLEN_ADDR,
+		.open_flags = O_RDWR,
+		.addr = MLEN_ADDR,
+		.len = mshare_unit() + 1,
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
@@ -306,9 +316,14 @@ static void test_mmap_misaligned_length(void)
 static void test_mmap_length_not_gib_multiple(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_mhalf", .at = MHALF_ADDR,
-		.open_flags = O_RDWR, .addr = MHALF_ADDR, .len = GIB / 2,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_mhalf",
+		.at = MHALF_ADDR,
+		.open_flags = O_RDWR,
+		.addr = MHALF_ADDR,
+		.len = mshare_unit() / 2,
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
@@ -325,12 +340,12 @@ static void test_mmap_zero_length(void)
 	run_bad_mmap(&bad);
 }
 
-/* No address: the kernel's choice is not 1 GiB aligned. */
+/* No address: the kernel's choice is not unit aligned. */
 static void test_mmap_not_fixed(void)
 {
 	const struct bad_mmap bad = {
 		.region = "bad_nofix", .at = NOFIX_ADDR,
-		.open_flags = O_RDWR, .addr = 0, .len = GIB,
+		.open_flags = O_RDWR, .addr = 0, .len = mshare_unit(),
 		.prot = RW, .flags = MAP_SHARED, .want = EINVAL,
 	};
 
@@ -341,21 +356,33 @@ static void test_mmap_not_fixed(void)
 static void test_mmap_not_fixed_existing(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_nofix_old", .at = NOFIX_OLD_ADDR, .size = GIB,
-		.open_flags = O_RDWR, .addr = 0, .len = GIB,
-		.prot = RW, .flags = MAP_SHARED, .want = EINVAL,
+		.region = "bad_nofix_old",
+		.at = NOFIX_OLD_ADDR,
+		.size = mshare_unit(),
+		.open_flags = O_RDWR,
+		.addr = 0,
+		.len = mshare_unit(),
+		.prot = RW,
+		.flags = MAP_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
 }
 
-/* A second "creator": right size, another 1 GiB-aligned address. */
+/* A second "creator": right size, another unit-aligned address. */
 static void test_mmap_other_start(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_ostart", .at = OSTART_ADDR, .size = GIB,
-		.open_flags = O_RDWR, .addr = OSTART_ADDR + GIB, .len = GIB,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_ostart",
+		.at = OSTART_ADDR,
+		.size = mshare_unit(),
+		.open_flags = O_RDWR,
+		.addr = OSTART_ADDR + mshare_unit(),
+		.len = mshare_unit(),
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
@@ -365,21 +392,33 @@ static void test_mmap_other_start(void)
 static void test_mmap_other_size(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_osize", .at = OSIZE_ADDR, .size = GIB,
-		.open_flags = O_RDWR, .addr = OSIZE_ADDR, .len = 2 * GIB,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_osize",
+		.at = OSIZE_ADDR,
+		.size = mshare_unit(),
+		.open_flags = O_RDWR,
+		.addr = OSIZE_ADDR,
+		.len = 2 * mshare_unit(),
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
 }
 
-/* Right address, half of a 2 GiB region. */
+/* Right address, half of a two-unit region. */
 static void test_mmap_smaller_size(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_smaller", .at = SMALLER_ADDR, .size = 2 * GIB,
-		.open_flags = O_RDWR, .addr = SMALLER_ADDR, .len = GIB,
-		.prot = RW, .flags = FIXED_SHARED, .want = EINVAL,
+		.region = "bad_smaller",
+		.at = SMALLER_ADDR,
+		.size = 2 * mshare_unit(),
+		.open_flags = O_RDWR,
+		.addr = SMALLER_ADDR,
+		.len = mshare_unit(),
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EINVAL,
 	};
 
 	run_bad_mmap(&bad);
@@ -387,15 +426,19 @@ static void test_mmap_smaller_size(void)
 
 /*
  * Copy on write cannot be made of page tables that others share.
- * PROT_READ: a writable private GiB is charged against overcommit first,
+ * PROT_READ: a writable private region is charged against overcommit first,
  * and fails there (ENOMEM) before msharefs sees it.
  */
 static void test_mmap_private(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_private", .at = PRIVATE_ADDR,
-		.open_flags = O_RDWR, .addr = PRIVATE_ADDR, .len = GIB,
-		.prot = PROT_READ, .flags = MAP_FIXED | MAP_PRIVATE,
+		.region = "bad_private",
+		.at = PRIVATE_ADDR,
+		.open_flags = O_RDWR,
+		.addr = PRIVATE_ADDR,
+		.len = mshare_unit(),
+		.prot = PROT_READ,
+		.flags = MAP_FIXED | MAP_PRIVATE,
 		.want = EINVAL,
 	};
 
@@ -407,7 +450,7 @@ static void test_mmap_offset(void)
 {
 	const struct bad_mmap bad = {
 		.region = "bad_offset", .at = OFFSET_ADDR,
-		.open_flags = O_RDWR, .addr = OFFSET_ADDR, .len = GIB,
+		.open_flags = O_RDWR, .addr = OFFSET_ADDR, .len = mshare_unit(),
 		.prot = RW, .flags = FIXED_SHARED, .offset = PAGE,
 		.want = EINVAL,
 	};
@@ -420,7 +463,7 @@ static void test_mmap_prot_exec(void)
 {
 	const struct bad_mmap bad = {
 		.region = "bad_exec", .at = EXEC_ADDR,
-		.open_flags = O_RDWR, .addr = EXEC_ADDR, .len = GIB,
+		.open_flags = O_RDWR, .addr = EXEC_ADDR, .len = mshare_unit(),
 		.prot = PROT_READ | PROT_EXEC, .flags = FIXED_SHARED,
 		.want = EPERM,
 	};
@@ -431,9 +474,14 @@ static void test_mmap_prot_exec(void)
 static void test_mmap_rdonly_fd_prot_write(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_rdonly", .at = RDONLY_ADDR,
-		.open_flags = O_RDONLY, .addr = RDONLY_ADDR, .len = GIB,
-		.prot = RW, .flags = FIXED_SHARED, .want = EACCES,
+		.region = "bad_rdonly",
+		.at = RDONLY_ADDR,
+		.open_flags = O_RDONLY,
+		.addr = RDONLY_ADDR,
+		.len = mshare_unit(),
+		.prot = RW,
+		.flags = FIXED_SHARED,
+		.want = EACCES,
 	};
 
 	run_bad_mmap(&bad);
@@ -443,9 +491,14 @@ static void test_mmap_rdonly_fd_prot_write(void)
 static void test_mmap_wronly_fd(void)
 {
 	const struct bad_mmap bad = {
-		.region = "bad_wronly", .at = WRONLY_ADDR,
-		.open_flags = O_WRONLY, .addr = WRONLY_ADDR, .len = GIB,
-		.prot = PROT_WRITE, .flags = FIXED_SHARED, .want = EACCES,
+		.region = "bad_wronly",
+		.at = WRONLY_ADDR,
+		.open_flags = O_WRONLY,
+		.addr = WRONLY_ADDR,
+		.len = mshare_unit(),
+		.prot = PROT_WRITE,
+		.flags = FIXED_SHARED,
+		.want = EACCES,
 	};
 
 	run_bad_mmap(&bad);
@@ -494,7 +547,7 @@ static void test_map_after_creator_exit(void)
 	struct region r;
 	bool stuck = false;
 
-	if (region_new(&r, "bad_crexit", CREXIT_ADDR, GIB)) {
+	if (region_new(&r, "bad_crexit", CREXIT_ADDR, mshare_unit())) {
 		MSHARE_ASSERT_EQ(mshare_dbg_refcount(r.name), 1);
 		CU_ASSERT_EQUAL_FATAL(harness_run_child_timeout(follower_child,
 							       &r,
@@ -558,7 +611,7 @@ static void test_read_eof_second_read(void)
 	struct region r;
 	int fd;
 
-	if (!region_new(&r, "bad_reof", EOF_ADDR, GIB)) {
+	if (!region_new(&r, "bad_reof", EOF_ADDR, mshare_unit())) {
 		CU_FAIL("region set-up failed");
 		region_end(&r, false);
 		return;
@@ -569,7 +622,7 @@ static void test_read_eof_second_read(void)
 		memset(info, 0, sizeof(info));
 		MSHARE_ASSERT_EQ(read(fd, info, sizeof(info)), sizeof(info[0]));
 		MSHARE_ASSERT_EQ(info[0].start, EOF_ADDR);
-		MSHARE_ASSERT_EQ(info[0].size, GIB);
+		MSHARE_ASSERT_EQ(info[0].size, mshare_unit());
 		MSHARE_ASSERT_EQ(read(fd, info, sizeof(info)), 0);
 		MSHARE_ASSERT_EQ(pread(fd, info, sizeof(info), sizeof(info[0])),
 				 0);
@@ -587,7 +640,7 @@ static void test_read_eof_second_read(void)
 
 static void test_write_region(void)
 {
-	struct mshare_region_info info = { MSHARE_ADDR(1), GIB };
+	struct mshare_region_info info = { MSHARE_ADDR(1), mshare_unit() };
 	int fd = region_fd("bad_write");
 
 	if (fd >= 0)
@@ -601,7 +654,7 @@ static void test_truncate_region(void)
 	int fd = region_fd("bad_trunc");
 
 	if (fd >= 0) {
-		MSHARE_ASSERT_ERRNO(ftruncate(fd, GIB), EINVAL);
+		MSHARE_ASSERT_ERRNO(ftruncate(fd, mshare_unit()), EINVAL);
 		MSHARE_ASSERT_ERRNO(truncate(MSHARE_DIR "/bad_trunc", PAGE),
 				    EINVAL);
 		MSHARE_ASSERT_ERRNO(ftruncate(fd, 0), 0);
@@ -614,7 +667,8 @@ static void test_fallocate_region(void)
 	int fd = region_fd("bad_falloc");
 
 	if (fd >= 0)
-		MSHARE_ASSERT_ERRNO(fallocate(fd, 0, 0, GIB), EOPNOTSUPP);
+		MSHARE_ASSERT_ERRNO(fallocate(fd, 0, 0, mshare_unit()),
+				    EOPNOTSUPP);
 	region_fd_end("bad_falloc", fd);
 }
 

@@ -32,7 +32,8 @@ static void test_readers_see_write_after_zero_page(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&writer, "coh_zero",
 						 COHERENCE_ADDR, TAG), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&writer, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&writer, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	for (i = 0; i < NREADERS; i++) {
 		CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&readers[i],
 							 "coh_zero",
@@ -68,7 +69,8 @@ static void test_creator_sees_write_after_zero_page(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "coh_creator",
 						 COHERENCE_ADDR, TAG), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_CHECK, off),
 			AGENT_ERR_CHECK);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&writer, "coh_creator",
@@ -119,7 +121,8 @@ static void test_zero_page_stays_zero(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "coh_zero_page",
 						 COHERENCE_ADDR, TAG), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	/* Read first: the zero page is mapped; then write the same page. */
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_CHECK, off), AGENT_ERR_CHECK);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_WRITE, off), 0);

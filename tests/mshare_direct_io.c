@@ -6,8 +6,8 @@
  * write from the region reaches the disk; a read into pages nobody
  * touched (the first access is the device's) is seen by another sharer.
  *
- * The disk is /dev/ubdb, a scratch disk of zeroes uml/run-linux.sh makes
- * for every boot.
+ * The disk is the scratch disk of zeroes the runner makes for every boot
+ * (harness_scratch_disk()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +19,8 @@
 
 #include "mshare_util.h"
 #include "shm_target.h"
+#include "test_disks.h"
 
-#define SCRATCH_DEV	"/dev/ubdb"
 #define DIO_ADDR(slot)	MSHARE_ADDR(84 + (slot))
 #define CHILD_TIMEOUT	30
 #define NPAGES		16
@@ -35,13 +35,18 @@ struct dio_case {
 
 static const char *requires_scratch_disk(void)
 {
-	struct stat st;
+	static char why_not[128];
 	const char *why = harness_requires_msharefs();
+	struct stat st;
 
 	if (why)
 		return why;
-	if (stat(SCRATCH_DEV, &st) || !S_ISBLK(st.st_mode))
-		return SCRATCH_DEV " is not there: boot through uml/run-linux.sh (make run), which attaches a scratch disk";
+	if (stat(harness_scratch_disk(), &st) || !S_ISBLK(st.st_mode)) {
+		snprintf(why_not, sizeof(why_not),
+			 "%s is not there: boot through the runner (make run), which attaches a scratch disk",
+			 harness_scratch_disk());
+		return why_not;
+	}
 	return NULL;
 }
 
@@ -64,7 +69,7 @@ static bool holds_pattern(const unsigned long *words, int tag)
 static bool disk_holds_pattern(int tag)
 {
 	unsigned long *buf = malloc(LEN);
-	int fd = open(SCRATCH_DEV, O_RDONLY | O_CLOEXEC);
+	int fd = open(harness_scratch_disk(), O_RDONLY | O_CLOEXEC);
 	bool ok = false;
 
 	if (buf && fd >= 0 && pread(fd, buf, LEN, 0) == LEN)
@@ -89,7 +94,7 @@ static int direct_io_sharer(void *arg)
 	for (i = 0; i < LEN / sizeof(long); i++)
 		at(p, SRC_OFF)[i] = mshare_pattern(i, 1);
 	mshare_report_step(r, "open O_DIRECT");
-	fd = open(SCRATCH_DEV, O_RDWR | O_DIRECT | O_CLOEXEC);
+	fd = open(harness_scratch_disk(), O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (fd < 0)
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "O_DIRECT write from memory");

@@ -56,7 +56,8 @@ struct fi_row {
 struct fi_entry {
 	const char *name;
 	const char *region;
-	unsigned long addr;
+	/* Its region at MSHARE_ADDR(slot): an address, not a constant */
+	unsigned int slot;
 	/* Before the sweep and after it (parent). */
 	int (*setup)(const struct fi_entry *e);
 	void (*teardown)(const struct fi_entry *e);
@@ -161,8 +162,9 @@ static int region_up(const struct fi_entry *e)
 	if (fd < 0)
 		return fd;
 	close(fd);
-	if (mshare_agent_start(&creator, e->region, e->addr, FI_TAG) ||
-	    mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB) ||
+	if (mshare_agent_start(&creator, e->region, MSHARE_ADDR(e->slot),
+			       FI_TAG) ||
+	    mshare_agent_do(&creator, AGENT_MAP_CREATE, mshare_unit()) ||
 	    mshare_agent_do(&creator, AGENT_WRITE, 0))
 		return -EIO;
 	return 0;
@@ -204,7 +206,7 @@ static void later_mapping_works(const struct fi_entry *e, char *buf,
 
 	if (buf[0])
 		return;
-	if (mshare_agent_start(&f, e->region, e->addr, FI_TAG)) {
+	if (mshare_agent_start(&f, e->region, MSHARE_ADDR(e->slot), FI_TAG)) {
 		snprintf(buf, size, "cannot start a follower");
 		return;
 	}
@@ -253,10 +255,11 @@ static void create_check(const struct fi_entry *e, const struct fi_attempt *a,
 	}
 	/* Created (open may still fail after ->create). */
 	want_dbg(e->region, 1, 0, buf, size);
-	if (!buf[0] && (mshare_agent_start(&creator, e->region, e->addr,
-					   FI_TAG) ||
-			mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB) ||
-			mshare_agent_do(&creator, AGENT_WRITE, 0)))
+	if (!buf[0] &&
+	    (mshare_agent_start(&creator, e->region, MSHARE_ADDR(e->slot),
+				FI_TAG) ||
+	     mshare_agent_do(&creator, AGENT_MAP_CREATE, mshare_unit()) ||
+	     mshare_agent_do(&creator, AGENT_WRITE, 0)))
 		snprintf(buf, size, "the new region cannot be mapped");
 	later_mapping_works(e, buf, size);
 	region_down(e);
@@ -324,8 +327,9 @@ static int creator_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		return 0;
 	}
 	fail_nth_arm(e->name, a->n);
-	p = mmap((void *)e->addr, GIB, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	p = mmap((void *)MSHARE_ADDR(e->slot), mshare_unit(),
+		 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
+		 0);
 	a->err = p == MAP_FAILED ? errno : 0;
 	a->injected = fail_nth_disarm(e->name, a->n);
 	close(fd);
@@ -335,7 +339,7 @@ static int creator_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	if (mshare_dbg_refcount(e->region) != 2)
 		bad(a, "refcount while mapped, want 2",
 		    mshare_dbg_refcount(e->region));
-	munmap(p, GIB);
+	munmap(p, mshare_unit());
 	return 0;
 }
 
@@ -348,10 +352,11 @@ static void creator_check(const struct fi_entry *e, const struct fi_attempt *a,
 			  char *buf, size_t size)
 {
 	want_dbg(e->region, 1, 0, buf, size);
-	if (!buf[0] && (mshare_agent_start(&creator, e->region, e->addr,
-					   FI_TAG) ||
-			mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB) ||
-			mshare_agent_do(&creator, AGENT_WRITE, 0)))
+	if (!buf[0] &&
+	    (mshare_agent_start(&creator, e->region, MSHARE_ADDR(e->slot),
+				FI_TAG) ||
+	     mshare_agent_do(&creator, AGENT_MAP_CREATE, mshare_unit()) ||
+	     mshare_agent_do(&creator, AGENT_WRITE, 0)))
 		snprintf(buf, size, "after %s, the region cannot be mapped",
 			 a->err ? mshare_errname(a->err) : "success");
 	later_mapping_works(e, buf, size);
@@ -414,8 +419,9 @@ static int fault_setup(const struct fi_entry *e)
 		return fd;
 	close(fd);
 	/* Mapped, never touched. */
-	if (mshare_agent_start(&creator, e->region, e->addr, FI_TAG) ||
-	    mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB))
+	if (mshare_agent_start(&creator, e->region, MSHARE_ADDR(e->slot),
+			       FI_TAG) ||
+	    mshare_agent_do(&creator, AGENT_MAP_CREATE, mshare_unit()))
 		return -EIO;
 	return 0;
 }
@@ -436,7 +442,7 @@ static int fault_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	a->injected = fail_nth_disarm(e->name, a->n);
 	if (*p != mshare_pattern(0, FI_TAG))
 		bad(a, "the word written", *p);
-	munmap((void *)p, GIB);
+	munmap((void *)p, mshare_unit());
 	return 0;
 }
 
@@ -475,7 +481,7 @@ static int fork_attempt(const struct fi_entry *e, struct fi_attempt *a)
 	if (mshare_dbg_refcount(e->region) != 3)
 		bad(a, "refcount after fork, want 3",
 		    mshare_dbg_refcount(e->region));
-	munmap((void *)p, GIB);
+	munmap((void *)p, mshare_unit());
 	return 0;
 }
 
@@ -572,13 +578,13 @@ static int munmap_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		return 0;
 	}
 	fail_nth_arm(e->name, a->n);
-	ret = munmap((void *)p, GIB);
+	ret = munmap((void *)p, mshare_unit());
 	a->err = ret ? errno : 0;
 	a->injected = fail_nth_disarm(e->name, a->n);
 	if (ret) {
 		if (*p != mshare_pattern(0, FI_TAG))
 			bad(a, "the word after a failed munmap", *p);
-		munmap((void *)p, GIB);
+		munmap((void *)p, mshare_unit());
 	}
 	if (mshare_dbg_refcount(e->region) != 2)
 		bad(a, "refcount after munmap, want 2",
@@ -654,7 +660,7 @@ static int debugfs_attempt(const struct fi_entry *e, struct fi_attempt *a)
 		return 0;
 	text[n] = '\0';
 	snprintf(want, sizeof(want), "name=%s start=%#lx size=%#lx refcount=2",
-		 e->region, e->addr, GIB);
+		 e->region, MSHARE_ADDR(e->slot), mshare_unit());
 	if (!strstr(text, want))
 		bad(a, "the region's line", n);
 	return 0;
@@ -707,8 +713,9 @@ static void mount_region_works(const struct fi_entry *e, char *buf,
 			 mshare_errname(errno));
 		return;
 	}
-	p = mmap((void *)e->addr, GIB, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	p = mmap((void *)MSHARE_ADDR(e->slot), mshare_unit(),
+		 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
+		 0);
 	close(fd);
 	if (p == MAP_FAILED) {
 		snprintf(buf, size, "the new mount's region cannot be mapped: %s",
@@ -719,7 +726,7 @@ static void mount_region_works(const struct fi_entry *e, char *buf,
 		    mshare_dbg_refcount(e->region) != 2)
 			snprintf(buf, size, "the new mount's region: word %#lx, refcount %ld",
 				 *p, mshare_dbg_refcount(e->region));
-		munmap((void *)p, GIB);
+		munmap((void *)p, mshare_unit());
 	}
 	MSHARE_ASSERT_ERRNO(unlink(path), 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone(e->region));
@@ -742,38 +749,38 @@ static void mount_check(const struct fi_entry *e, const struct fi_attempt *a,
 }
 
 static const struct fi_entry entries[] = {
-	{ "create", "fi_create", MSHARE_ADDR(120), NULL, NULL,
+	{ "create", "fi_create", 120, NULL, NULL,
 	  create_attempt, create_check, 0, NULL },
 	{ "mkdir", "fi_mkdir", 0, NULL, NULL, mkdir_attempt, mkdir_check, 0, NULL },
-	{ "creator_mmap", "fi_creator", MSHARE_ADDR(121), creator_setup,
+	{ "creator_mmap", "fi_creator", 121, creator_setup,
 	  unlink_teardown, creator_attempt, creator_check, 0, NULL },
-	{ "follower_mmap", "fi_follower", MSHARE_ADDR(122), region_up,
+	{ "follower_mmap", "fi_follower", 122, region_up,
 	  region_down, follower_attempt, mapped_check, 0, NULL },
-	{ "first_fault", "fi_fault", MSHARE_ADDR(123), fault_setup,
+	{ "first_fault", "fi_fault", 123, fault_setup,
 	  region_down, fault_attempt, fault_check, 0, NULL },
-	{ "fork", "fi_fork", MSHARE_ADDR(124), region_up, region_down,
+	{ "fork", "fi_fork", 124, region_up, region_down,
 	  fork_attempt, mapped_check, EAGAIN, NULL },
-	{ "unlink", "fi_unlink", MSHARE_ADDR(125), region_up, region_down,
+	{ "unlink", "fi_unlink", 125, region_up, region_down,
 	  unlink_attempt, unlink_check, 0, NULL },
-	{ "rename", "fi_rename", MSHARE_ADDR(126), region_up, region_down,
+	{ "rename", "fi_rename", 126, region_up, region_down,
 	  rename_attempt, rename_check, 0, NULL },
-	{ "link", "fi_link", MSHARE_ADDR(127), region_up, region_down,
+	{ "link", "fi_link", 127, region_up, region_down,
 	  rename_attempt, rename_check, 0, NULL },
-	{ "munmap", "fi_munmap", MSHARE_ADDR(128), region_up, region_down,
+	{ "munmap", "fi_munmap", 128, region_up, region_down,
 	  munmap_attempt, mapped_check, 0, NULL },
-	{ "exit", "fi_exit", MSHARE_ADDR(129), region_up, region_down,
+	{ "exit", "fi_exit", 129, region_up, region_down,
 	  NULL, mapped_check, 0, NULL },
-	{ "debugfs_read", "fi_debugfs", MSHARE_ADDR(130), region_up,
+	{ "debugfs_read", "fi_debugfs", 130, region_up,
 	  region_down, debugfs_attempt, NULL, 0, NULL },
 	/* The same, failing only allocations made under mm/mshare.c. */
-	{ "create", "fi_create", MSHARE_ADDR(120), NULL, NULL,
+	{ "create", "fi_create", 120, NULL, NULL,
 	  create_attempt, create_check, 0, "msharefs_mknod" },
-	{ "creator_mmap", "fi_creator", MSHARE_ADDR(121), creator_setup,
+	{ "creator_mmap", "fi_creator", 121, creator_setup,
 	  unlink_teardown, creator_attempt, creator_check, 0,
 	  "msharefs_mmap" },
-	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
+	{ "mount", "fi_mount", 131, mount_setup, mount_teardown,
 	  mount_attempt, mount_check, 0, NULL },
-	{ "mount", "fi_mount", MSHARE_ADDR(131), mount_setup, mount_teardown,
+	{ "mount", "fi_mount", 131, mount_setup, mount_teardown,
 	  mount_attempt, mount_check, 0, "msharefs_fill_super" },
 };
 

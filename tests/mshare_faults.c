@@ -17,7 +17,7 @@
 
 #define FIRST_ADDR	MSHARE_ADDR(4)
 #define RACE_ADDR	MSHARE_ADDR(5)
-#define NOVMA_ADDR	MSHARE_ADDR(6)	/* and the GiB after it */
+#define NOVMA_ADDR	MSHARE_ADDR(6)	/* and the unit after it */
 #define RDONLY_ADDR	MSHARE_ADDR(8)
 #define NRACE		12
 #define FAR_OFF		(100UL << 20)
@@ -38,7 +38,8 @@ static void test_non_creator_first_touch(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "flt_first",
 						 FIRST_ADDR, 3), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&other, "flt_first",
 						 FIRST_ADDR, 3), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&other, AGENT_MAP_FOLLOW, 0), 0);
@@ -66,7 +67,8 @@ static void test_concurrent_first_touch(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "flt_race",
 						 RACE_ADDR, 0), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	for (i = 0; i < NRACE; i++) {
 		if (mshare_agent_start(&racers[i], "flt_race", RACE_ADDR, i))
 			break;
@@ -126,7 +128,7 @@ static void *map_follow(const char *name, int prot)
  * The faithful port let a later mapping grow past it with mremap(), and a
  * fault there found no vma in the region's mm (find_shared_vma() returned
  * none: SIGSEGV).  mremap() of a region is refused now (EINVAL, see
- * mshare_vma_changes); the GiB after the region is not mapped at all, and
+ * mshare_vma_changes); the unit after the region is not mapped at all, and
  * a touch there is a plain SIGSEGV.
  */
 static int child_touch_beyond_region(void *arg)
@@ -137,9 +139,10 @@ static int child_touch_beyond_region(void *arg)
 		return SEGV_CHILD_SETUP;
 	/* Inside the region: fine. */
 	p[PAGE] = 1;
-	if (mremap(p, GIB, 2 * GIB, 0) != MAP_FAILED || errno != EINVAL)
+	if (mremap(p, mshare_unit(), 2 * mshare_unit(), 0) != MAP_FAILED ||
+	    errno != EINVAL)
 		return SEGV_CHILD_SETUP;
-	p[GIB + PAGE] = 1;
+	p[mshare_unit() + PAGE] = 1;
 	return SEGV_CHILD_NO_SIGNAL;
 }
 
@@ -153,7 +156,8 @@ static void test_no_vma_sigsegv(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "flt_novma",
 						 NOVMA_ADDR, 0), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL(harness_run_child(child_touch_beyond_region,
 					  "flt_novma", &res), 0);
 	CU_ASSERT_FALSE(res.exited);
@@ -205,7 +209,8 @@ static void test_readonly_write_sigsegv(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "flt_rdonly",
 						 RDONLY_ADDR, 7), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 0), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, PAGE), 0);
 

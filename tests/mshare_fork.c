@@ -87,7 +87,7 @@ static int fork_and_wait(struct fork_case *c, unsigned long *p)
 	}
 	if (c->parent_unmaps_first) {
 		mshare_report_step(r, "munmap before the child reads");
-		if (munmap(p, GIB))
+		if (munmap(p, mshare_unit()))
 			return mshare_report_fail(r, errno);
 	}
 	mshare_report_step(r, "wait for the forked child");
@@ -135,7 +135,7 @@ static int start_creator(struct mshare_agent *a, const char *name,
 	close(fd);
 	if (mshare_agent_start(a, name, addr, 1))
 		return -1;
-	if (mshare_agent_do(a, AGENT_MAP_CREATE, GIB) ||
+	if (mshare_agent_do(a, AGENT_MAP_CREATE, mshare_unit()) ||
 	    mshare_agent_do(a, AGENT_WRITE, 0))
 		return -1;
 	return 0;

@@ -79,7 +79,7 @@ static long futex_waker(const struct shm_target *t)
 		if (woken < 0)
 			woken = -errno;
 	}
-	munmap(p, GIB);
+	munmap(p, mshare_unit());
 	return woken;
 }
 
@@ -465,7 +465,7 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 	switch (c->event) {
 	case GONE_MUNMAP:
 		mshare_report_step(r, "munmap the waiter's mapping");
-		if (munmap(p, GIB))
+		if (munmap(p, mshare_unit()))
 			return mshare_report_fail(r, errno);
 		break;
 	case GONE_UNLINK:
@@ -497,7 +497,7 @@ static int gone_waiter(struct gone_case *c, unsigned long *p)
 		mshare_report_step(r, "unlink (memfd: close), munmap");
 		if ((c->target.kind == SHM_REGION ?
 		     mshare_unlink(c->target.name) : close(c->target.memfd)) ||
-		    munmap(p, GIB))
+		    munmap(p, mshare_unit()))
 			return mshare_report_fail(r, errno);
 		mshare_report_step(r, "the region is freed");
 		if (c->target.kind == SHM_REGION &&
@@ -542,7 +542,7 @@ static int gone_creator(void *arg)
 		close(fd);
 	} else {
 		t->memfd = memfd_create(t->name, MFD_CLOEXEC);
-		if (t->memfd < 0 || ftruncate(t->memfd, GIB))
+		if (t->memfd < 0 || ftruncate(t->memfd, mshare_unit()))
 			return mshare_report_fail(r, errno);
 	}
 	p = shm_target_map_step(t, PROT_READ | PROT_WRITE, r, "first map");

@@ -173,7 +173,7 @@ enum fz_slot_kind { FZ_EMPTY, FZ_REGION, FZ_ANON };
 #define FZ_VM_DONTCOPY	0x4	/* MADV_DONTFORK: "dc", fork leaves it out */
 #define FZ_VM_DONTDUMP	0x8	/* MADV_DONTDUMP: "dd" */
 
-/* What a process has at FZ_ADDR(slot), a whole GiB each. */
+/* What a process has at FZ_ADDR(slot), a whole unit each. */
 struct fz_slot {
 	enum fz_slot_kind kind;
 	int region;		/* FZ_REGION: index in model.region[] */

@@ -195,7 +195,7 @@ static bool kernel_slots(pid_t pid, bool *mapped)
 			continue;
 		for (s = 0; s < FZ_SLOTS; s++) {
 			lo = FZ_ADDR(s);
-			hi = lo + GIB;
+			hi = lo + mshare_unit();
 			mapped[s] |= start < hi && end > lo;
 		}
 	}

@@ -48,7 +48,7 @@
 #define WAKE_REPLY_MS		5000
 /* The FUTEX_WAIT that must time out. */
 #define SHORT_WAIT_MS		2
-/* MADV_POPULATE_* allocate what they populate: never a whole GiB. */
+/* MADV_POPULATE_* allocate what they populate: never a whole region. */
 #define POPULATE_PAGES		64
 #define SMAPS_MAX		(128 << 10)
 #define SMAPS_VMAS		256
@@ -589,7 +589,7 @@ struct range {
 
 /*
  * All of a slot, or a part of it around sample @k: its page, its 2 MiB,
- * or the second half of the GiB.  @max_len bounds a part (populate).
+ * or the second half of it.  @max_len bounds a part (populate).
  */
 static void pick_range(struct fz_run *run, const struct fz_slot *s, int slot,
 		       unsigned int k, unsigned long max_len, struct range *rg)
@@ -599,7 +599,7 @@ static void pick_range(struct fz_run *run, const struct fz_slot *s, int slot,
 	fz_slot_offsets(run, s, offs);
 	rg->how = fz_below(&run->rng, RG_NR);
 	rg->addr = FZ_ADDR(slot);
-	rg->len = GIB;
+	rg->len = mshare_unit();
 	if (rg->how == RG_PAGE) {
 		rg->addr += offs[k] & ~(PAGE - 1);
 		rg->len = PAGE;
@@ -607,20 +607,20 @@ static void pick_range(struct fz_run *run, const struct fz_slot *s, int slot,
 		rg->addr += offs[k] & ~(PT_SPAN - 1);
 		rg->len = PT_SPAN;
 	} else if (rg->how == RG_HALF) {
-		rg->addr += GIB / 2;
-		rg->len = GIB / 2;
+		rg->addr += mshare_unit() / 2;
+		rg->len = mshare_unit() / 2;
 	}
 	if (rg->len > max_len) {
 		rg->how = RG_PAGE;
 		rg->addr = (FZ_ADDR(slot) + offs[k]) & ~(PAGE - 1);
 		rg->len = max_len;
 		/*
-		 * Within the slot: from the page of a sample in the GiB's
+		 * Within the slot: from the page of a sample in the unit's
 		 * last max_len bytes, max_len would reach into the next slot
 		 * (an mlock() there fails with ENOMEM if nothing is mapped).
 		 */
-		if (rg->addr + rg->len > FZ_ADDR(slot) + GIB)
-			rg->addr = FZ_ADDR(slot) + GIB - rg->len;
+		if (rg->addr + rg->len > FZ_ADDR(slot) + mshare_unit())
+			rg->addr = FZ_ADDR(slot) + mshare_unit() - rg->len;
 	}
 }
 
@@ -628,7 +628,7 @@ static void whole_range(int slot, struct range *rg)
 {
 	rg->how = RG_WHOLE;
 	rg->addr = FZ_ADDR(slot);
-	rg->len = GIB;
+	rg->len = mshare_unit();
 }
 
 /* After the call, the agent reads every sample word of the slot. */
@@ -729,8 +729,8 @@ bool fz_op_madvise(struct fz_run *run, struct fz_proc *p)
 	char what[32];
 	int want;
 
-	pick_range(run, s, slot, k, a->populate ? POPULATE_PAGES * PAGE : GIB,
-		   &rg);
+	pick_range(run, s, slot, k,
+		   a->populate ? POPULATE_PAGES * PAGE : mshare_unit(), &rg);
 	/*
 	 * The model keeps flags per slot: anonymous ones change whole; a
 	 * region's, mostly whole, since a part is refused.
@@ -817,7 +817,7 @@ static const struct {
 };
 
 /*
- * The vma of a slot against the model: exactly the GiB for a region
+ * The vma of a slot against the model: exactly the unit for a region
  * (shared, writable as mapped), at least it for anonymous memory; the
  * madvise flags; "lo" never on a region, on anonymous memory only while
  * @locked (mlockall).  A message in @why, or "".
@@ -829,8 +829,8 @@ static void check_vma(const struct fz_slot *s, const struct smaps_vma *v,
 	unsigned int i;
 
 	why[0] = '\0';
-	if (region && (v->start != addr || v->end != addr + GIB))
-		snprintf(why, size, "region vma %#lx-%#lx, want the GiB",
+	if (region && (v->start != addr || v->end != addr + mshare_unit()))
+		snprintf(why, size, "region vma %#lx-%#lx, want the unit",
 			 v->start, v->end);
 	else if (v->size_kb != (v->end - v->start) >> 10)
 		snprintf(why, size, "Size %lu kB", v->size_kb);
@@ -849,7 +849,7 @@ static void check_vma(const struct fz_slot *s, const struct smaps_vma *v,
 				 "clear");
 }
 
-/* The vma that covers @addr, or NULL; one overlapping [addr, +GiB) too. */
+/* The vma that covers @addr, or NULL; one overlapping [addr, +unit) too. */
 static const struct smaps_vma *vma_at(const struct smaps_vma *v, int n,
 				      unsigned long addr, bool *overlap)
 {
@@ -859,7 +859,8 @@ static const struct smaps_vma *vma_at(const struct smaps_vma *v, int n,
 	for (i = 0; i < n; i++) {
 		if (v[i].start <= addr && addr < v[i].end)
 			return &v[i];
-		*overlap |= v[i].start < addr + GIB && v[i].end > addr;
+		*overlap |= v[i].start < addr + mshare_unit() &&
+			    v[i].end > addr;
 	}
 	return NULL;
 }
@@ -955,11 +956,11 @@ static bool check_pagemap(struct fz_run *run, struct fz_proc *q)
 
 /*
  * smaps and pagemap of a process (asleep or not), maybe while another
- * touches a GiB: its faults change the page tables being walked.
+ * touches a region: its faults change the page tables being walked.
  */
 bool fz_op_procfs(struct fz_run *run, struct fz_proc *p)
 {
-	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
+	struct fz_cmd c = { .op = FZC_TOUCH, .len = MSHARE_TOUCH_LEN };
 	struct fz_proc *q = pick_target(run);
 	int slot = fz_chance(&run->rng, 50) ?
 		   fz_pick_slot_if(run, p, fz_slot_writable) : -1;
@@ -1039,6 +1040,15 @@ static bool lock_all(struct fz_run *run, struct fz_proc *p)
 	       expect_unlocked(run, p, -1, &r);
 }
 
+/*
+ * mlockall() populates a whole region: not one larger than what a test
+ * touches (x86-64's 512 GiB), only UML's GiB.
+ */
+static bool whole_lock_fits(void)
+{
+	return mshare_unit() <= MSHARE_TOUCH_LEN;
+}
+
 static int regions_mapped(const struct fz_proc *p)
 {
 	int slot, n = 0;
@@ -1052,9 +1062,9 @@ static int regions_mapped(const struct fz_proc *p)
  * mlock(), mlock2(), munlock() of a region, all or part: 0, and nothing
  * locked; ENOMEM where nothing is mapped.  Anonymous memory would be
  * locked and populated for real: left out.  mlock() and mlockall() still
- * populate a region (zero pages), up to 1 s a GiB here: a GiB or half of
- * one is locked rarely, mlockall() by a process with one region rarely,
- * with more never.
+ * populate a region (zero pages), up to 1 s a GiB here: a GiB (at most:
+ * MSHARE_TOUCH_LEN) or half of one is locked rarely, mlockall() by a
+ * process with one region rarely (and only on UML), with more never.
  */
 bool fz_op_mlock(struct fz_run *run, struct fz_proc *p)
 {
@@ -1070,14 +1080,15 @@ bool fz_op_mlock(struct fz_run *run, struct fz_proc *p)
 
 	if ((how == FZL_MLOCKALL || how == FZL_MUNLOCKALL) &&
 	    (!regions_mapped(p) ||
-	     (regions_mapped(p) == 1 && fz_chance(&run->rng, 10))))
+	     (regions_mapped(p) == 1 && whole_lock_fits() &&
+	      fz_chance(&run->rng, 10))))
 		return lock_all(run, p);
 	if (how == FZL_MLOCKALL || how == FZL_MUNLOCKALL)
 		how = FZL_MUNLOCK;
 	if (s->kind == FZ_ANON)
 		return true;
 	pick_range(run, s, slot, k, how == FZL_MUNLOCK ||
-		   fz_chance(&run->rng, 5) ? GIB : PT_SPAN, &rg);
+		   fz_chance(&run->rng, 5) ? MSHARE_TOUCH_LEN : PT_SPAN, &rg);
 	c.flags = how;
 	c.addr = rg.addr;
 	c.len = rg.len;
@@ -1142,7 +1153,7 @@ bool fz_op_msync(struct fz_run *run, struct fz_proc *p)
 
 	if (f >= 0)
 		return sync_fd(run, p, f);
-	pick_range(run, s, slot, k, GIB, &rg);
+	pick_range(run, s, slot, k, mshare_unit(), &rg);
 	c.flags = msync_flags[how].flags;
 	c.arg2 = rg.addr;
 	c.len = rg.len;

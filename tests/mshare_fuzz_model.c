@@ -23,7 +23,7 @@ static const char *const dir_names[FZ_DIRS] = { "", "fzd1", "fzd2" };
 
 unsigned long fz_anon_off(unsigned int i)
 {
-	return i * (GIB / FZ_SAMPLES) + (i % 7) * PT_SPAN + i * PAGE +
+	return i * (mshare_unit() / FZ_SAMPLES) + (i % 7) * PT_SPAN + i * PAGE +
 	       (i % 5) * sizeof(long);
 }
 
@@ -98,15 +98,16 @@ int fz_model_free_proc(const struct fz_model *m)
 }
 
 /*
- * Sample word i lies in the i-th 64 MiB of the GiB, in one of its 32 PTE
- * pages, at a page and word of its own: 16 page tables, 16 pages.
+ * Sample word i lies in the i-th sixteenth of the unit (64 MiB on UML), in
+ * one of the first 32 PTE pages of it, at a page and word of its own: 16
+ * page tables, 16 pages.
  */
 static void pick_offsets(struct fz_region *r, uint64_t *rng)
 {
 	unsigned int i;
 
 	for (i = 0; i < FZ_SAMPLES; i++)
-		r->offs[i] = i * (GIB / FZ_SAMPLES) +
+		r->offs[i] = i * (mshare_unit() / FZ_SAMPLES) +
 			     fz_below(rng, 32) * PT_SPAN +
 			     fz_below(rng, PT_SPAN / PAGE) * PAGE +
 			     fz_below(rng, FZ_SAMPLE_WORDS) * sizeof(long);
@@ -253,7 +254,7 @@ static int model_dbg(const struct fz_model *m, struct dbg_line *lines,
 		snprintf(lines[n].name, sizeof(lines[n].name), "%s",
 			 best->name);
 		lines[n].start = best->slot < 0 ? 0 : FZ_ADDR(best->slot);
-		lines[n].size = best->slot < 0 ? 0 : GIB;
+		lines[n].size = best->slot < 0 ? 0 : mshare_unit();
 		lines[n].refcount = 1 + fz_model_vmas(m, i);
 		lines[n].deleted = !best->nlink;
 		ids[n++] = best->id;

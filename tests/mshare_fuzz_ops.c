@@ -399,7 +399,7 @@ static bool op_info(struct fz_run *run, struct fz_proc *p)
 		return true;
 	reg = &run->m.region[p->fd[f].region];
 	start = reg->slot < 0 ? 0 : FZ_ADDR(reg->slot);
-	size = reg->slot < 0 ? 0 : GIB;
+	size = reg->slot < 0 ? 0 : mshare_unit();
 	fz_start_op(run, K_INFO, p, p->fd[f].region, -1, "fd %d (R%d)",
 		    p->fd[f].agent_fd, reg->id);
 	c.fd = p->fd[f].agent_fd;
@@ -592,7 +592,7 @@ enum mmap_how {
 	MM_EXEC,	/* PROT_EXEC -> EPERM, msharefs is noexec */
 	MM_OFFSET,	/* a non-zero offset -> EINVAL */
 	MM_WRONG_SLOT,	/* not where the region is -> EINVAL */
-	MM_HALF,	/* half a GiB -> EINVAL */
+	MM_HALF,	/* half a unit -> EINVAL */
 	MM_RO_FILE_RW,	/* read-write mapping of a read-only file: EACCES */
 	MM_NR
 };
@@ -713,7 +713,7 @@ static void mmap_cmd(const struct fz_run *run, const struct fz_proc *p,
 			c->flags = O_RDONLY;
 	}
 	c->addr = FZ_ADDR(a->slot);
-	c->len = a->how == MM_HALF ? GIB / 2 : GIB;
+	c->len = a->how == MM_HALF ? mshare_unit() / 2 : mshare_unit();
 	c->prot = PROT_READ | (a->writable || a->how == MM_RO_FILE_RW ?
 			       PROT_WRITE : 0);
 	if (a->how == MM_EXEC)
@@ -865,7 +865,9 @@ static bool op_anon(struct fz_run *run, struct fz_proc *p)
 {
 	static const unsigned long zeros[FZ_SAMPLES];
 	static unsigned int all[FZ_SAMPLES];
-	struct fz_cmd c = { .op = FZC_ANON, .n = FZ_SAMPLES, .len = GIB };
+	struct fz_cmd c = {
+		.op = FZC_ANON, .n = FZ_SAMPLES, .len = mshare_unit(),
+	};
 	int slot = fz_pick_slot(run, p, fz_slot_free, 30);
 	struct fz_reply r;
 	unsigned int i;
@@ -893,7 +895,7 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 	static const char *const how_name[] = {
 		"", " two slots", " 2 MiB of it", " second half",
 	};
-	struct fz_cmd c = { .op = FZC_MUNMAP, .len = GIB };
+	struct fz_cmd c = { .op = FZC_MUNMAP, .len = mshare_unit() };
 	int slot = fz_pick_slot(run, p, fz_slot_mapped, 80);
 	enum munmap_how how = fz_below(&run->rng, 4);
 	struct fz_slot *s = &p->slot[slot];
@@ -906,14 +908,15 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 		how = UN_WHOLE;
 	c.addr = FZ_ADDR(slot);
 	if (how == UN_TWO)
-		c.len = 2 * GIB;
+		c.len = 2 * mshare_unit();
 	if (how == UN_PAGE) {
-		c.addr += fz_below(&run->rng, GIB / PT_SPAN) * PT_SPAN;
+		c.addr += PT_SPAN *
+			  fz_below(&run->rng, mshare_unit() / PT_SPAN);
 		c.len = PT_SPAN;
 	}
 	if (how == UN_HALF) {
-		c.addr += GIB / 2;
-		c.len = GIB / 2;
+		c.addr += mshare_unit() / 2;
+		c.len = mshare_unit() / 2;
 	}
 	fz_start_op(run, K_MUNMAP, p, region, how == UN_TWO &&
 		    p->slot[slot + 1].kind == FZ_REGION ?
@@ -934,7 +937,7 @@ static bool op_munmap(struct fz_run *run, struct fz_proc *p)
 static bool op_mremap(struct fz_run *run, struct fz_proc *p)
 {
 	static const char *const how_name[] = { "", "grow", "shrink" };
-	struct fz_cmd c = { .op = FZC_MREMAP, .len = GIB };
+	struct fz_cmd c = { .op = FZC_MREMAP, .len = mshare_unit() };
 	int slot = fz_pick_slot_if(run, p, fz_slot_region);
 	unsigned int how = fz_below(&run->rng, 3);
 	int to = fz_pick_slot_if(run, p, fz_slot_free);
@@ -948,14 +951,14 @@ static bool op_mremap(struct fz_run *run, struct fz_proc *p)
 	if (how == 0 && to < 0)
 		how = 1;
 	if (how == 0) {
-		c.arg = GIB;
+		c.arg = mshare_unit();
 		c.flags = MREMAP_MAYMOVE | MREMAP_FIXED;
 		c.arg2 = FZ_ADDR(to);
 	} else if (how == 1) {
-		c.arg = 2 * GIB;
+		c.arg = 2 * mshare_unit();
 		c.flags = fz_chance(&run->rng, 50) ? MREMAP_MAYMOVE : 0;
 	} else {
-		c.arg = GIB / 2;
+		c.arg = mshare_unit() / 2;
 	}
 	if (how == 0)
 		fz_start_op(run, K_MREMAP, p, region, -1, "at %d move to %d",
@@ -1068,10 +1071,13 @@ static bool op_write(struct fz_run *run, struct fz_proc *p)
 	return true;
 }
 
-/* A word in every 2 MiB: every page table of the GiB, then read back. */
+/*
+ * A word in every 2 MiB: every page table of the first MSHARE_TOUCH_LEN
+ * (all of UML's region), then read back.
+ */
 static bool op_touch(struct fz_run *run, struct fz_proc *p)
 {
-	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
+	struct fz_cmd c = { .op = FZC_TOUCH, .len = MSHARE_TOUCH_LEN };
 	int slot = fz_pick_slot(run, p, fz_slot_writable, 90);
 	struct fz_slot *s = &p->slot[slot];
 	int region = s->kind == FZ_REGION ? s->region : -1;
@@ -1130,7 +1136,7 @@ static int region_writers(struct fz_run *run, struct fz_proc *p, int region,
  */
 static bool op_touch_many(struct fz_run *run, struct fz_proc *p)
 {
-	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
+	struct fz_cmd c = { .op = FZC_TOUCH, .len = MSHARE_TOUCH_LEN };
 	int slot = fz_pick_slot_if(run, p, slot_region_rw);
 	struct fz_proc *who[FZ_LANES];
 	int region, n, lane, ret;
@@ -1303,13 +1309,13 @@ static bool op_kill(struct fz_run *run, struct fz_proc *p)
 }
 
 /*
- * SIGKILL while it touches a GiB: the kill lands in a fault or between
+ * SIGKILL while it touches a region: the kill lands in a fault or between
  * two.  Touch words are no sample words, so the model does not care how
  * far it got.
  */
 static bool op_kill_busy(struct fz_run *run, struct fz_proc *p)
 {
-	struct fz_cmd c = { .op = FZC_TOUCH, .len = GIB };
+	struct fz_cmd c = { .op = FZC_TOUCH, .len = MSHARE_TOUCH_LEN };
 	int slot = fz_pick_slot_if(run, p, fz_slot_writable);
 	unsigned int delay_us = fz_below(&run->rng, 20000);
 

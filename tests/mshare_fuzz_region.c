@@ -131,7 +131,7 @@ bool fz_op_mprotect(struct fz_run *run, struct fz_proc *p)
 	unsigned int k = fz_below(&run->rng, FZ_SAMPLES);
 	bool part = fz_chance(&run->rng, 50);
 	int prot = fz_chance(&run->rng, 50) ? PROT_READ : PROT_NONE;
-	unsigned long addr = FZ_ADDR(slot), len = GIB;
+	unsigned long addr = FZ_ADDR(slot), len = mshare_unit();
 	struct fz_region *reg;
 	int region, back;
 
@@ -201,7 +201,7 @@ static unsigned long pick_file_page(struct fz_run *run,
 		return reg->file_pages[fz_below(&run->rng,
 						reg->nr_file_pages)];
 	do
-		off = fz_below(&run->rng, GIB / PAGE) * PAGE;
+		off = fz_below(&run->rng, mshare_unit() / PAGE) * PAGE;
 	while (page_taken(reg, off));
 	return off;
 }

@@ -156,7 +156,8 @@ static void test_kernel_reaches_region(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(run.report);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, "kaccess",
 						 KACCESS_ADDR, TAG), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 0), 0);
 	run.creator = creator.pid;
 

@@ -2,7 +2,7 @@
 /*
  * madvise() on a region, compared with a MAP_SHARED memfd mapping.
  *
- * Every advice 6.12 takes, on one page and on the whole GiB of a mapping:
+ * Every advice 6.12 takes, on one page and on the whole of a mapping:
  * what it returns, and whether the data written before it is still there
  * after it.  The region answers as the memfd does, or the difference is
  * in the table below with its reason (and in README's matrix).
@@ -64,7 +64,7 @@ static int dontfork_parent(void *arg)
 	if (p[0] != 1)
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	mshare_report_step(r, "MADV_DONTFORK");
-	if (madvise(p, GIB, MADV_DONTFORK))
+	if (madvise(p, mshare_unit(), MADV_DONTFORK))
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "fork");
 	pid = fork();
@@ -105,7 +105,7 @@ SHM_TEST_PAIR(struct madvise_case, dontfork_then_fork, run_dontfork_case,
 /* What one advice does to a mapping */
 struct advice_outcome {
 	int err_page;		/* errno of madvise() of one page, 0 */
-	int err_all;		/* of the whole GiB */
+	int err_all;		/* of the whole mapping */
 	bool data_kept;		/* the word written before is still there */
 };
 
@@ -210,14 +210,15 @@ static int advising_sharer(void *arg)
 {
 	struct advice_run *a = arg;
 	unsigned long *p = shm_target_map(&a->target, PROT_READ | PROT_WRITE);
+	unsigned long len;
 
 	if (!p)
 		return 1;
 	p[ADVICE_WORD] = ADVICE_VALUE;
 	a->got->err_page = madvise(p + ADVICE_WORD, PAGE, a->row->advice) ?
 			   errno : 0;
-	a->got->err_all = madvise(p, a->row->allocates ? POPULATE_LEN : GIB,
-				  a->row->advice) ? errno : 0;
+	len = a->row->allocates ? POPULATE_LEN : mshare_unit();
+	a->got->err_all = madvise(p, len, a->row->advice) ? errno : 0;
 	a->got->data_kept = p[ADVICE_WORD] == ADVICE_VALUE;
 	return 0;
 }

@@ -42,7 +42,7 @@
 #define CHILD_TIMEOUT		30
 #define LAYOUT_PATH		"/sys/kernel/debug/mshare/layout"
 
-/* The pages a test changes: 4 of them from page 8, in the GiB's first 2 MiB */
+/* The pages a test changes: 4 of them from page 8, in the first 2 MiB */
 #define CHANGED_OFF		(8 * PAGE)
 #define CHANGED_PAGES		4
 /* A page in the middle of them, and one after them */
@@ -372,8 +372,8 @@ static int read_only_file_child(void *arg)
 	fd = open_read_only(t);
 	if (fd < 0)
 		return 100;
-	p = mmap((void *)t->addr, GIB, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
-		 0);
+	p = mmap((void *)t->addr, mshare_unit(), PROT_READ,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return 101;
@@ -533,8 +533,8 @@ static char *map_read_only_of_writable(const struct shm_target *t)
 		if (fd < 0)
 			return NULL;
 	}
-	p = mmap((void *)t->addr, GIB, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
-		 0);
+	p = mmap((void *)t->addr, mshare_unit(), PROT_READ,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (t->kind == SHM_REGION)
 		close(fd);
 	return p == MAP_FAILED ? NULL : p;
@@ -579,13 +579,15 @@ static void run_mapped_read_only(struct mprotect_case *c)
 	CU_ASSERT_EQUAL_FATAL(shm_target_start_agent(&changer, &c->target, 1),
 			      0);
 	/*
-	 * The whole GiB read-only and read-write again: nothing is charged
-	 * to the commit limit for it (which a GiB would exceed here)
+	 * The whole mapping read-only and read-write again: nothing is
+	 * charged to the commit limit for it (which a GiB would already
+	 * exceed here)
 	 */
 	MSHARE_ASSERT_EQ(mshare_agent_do(&changer, AGENT_MPROTECT,
-			 AGENT_MPROTECT_ARG(0UL, GIB / PAGE, PROT_READ)), 0);
+			 AGENT_MPROTECT_ARG(0UL, AGENT_MPROTECT_TO_END,
+					    PROT_READ)), 0);
 	MSHARE_ASSERT_EQ(mshare_agent_do(&changer, AGENT_MPROTECT,
-			 AGENT_MPROTECT_ARG(0UL, GIB / PAGE,
+			 AGENT_MPROTECT_ARG(0UL, AGENT_MPROTECT_TO_END,
 					    PROT_READ | PROT_WRITE)), 0);
 	CU_ASSERT_EQUAL(harness_run_child_timeout(mapped_read_only_writer, c,
 						 CHILD_TIMEOUT, &res), 0);

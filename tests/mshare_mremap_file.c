@@ -37,7 +37,7 @@
 #define FILE_DIR		"/run/mshare-mremap"
 #define LAYOUT_PATH		"/sys/kernel/debug/mshare/layout"
 
-/* The file: 16 pages, moved to page 32 of the GiB */
+/* The file: 16 pages, moved to page 32 of the region */
 #define FILE_PAGES		16
 #define FILE_LEN		(FILE_PAGES * PAGE)
 #define FILE_OFF		(32 * PAGE)
@@ -305,7 +305,7 @@ static int refusing_child(void *arg)
 	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
 	if (!p)
 		return 100;
-	end = p + GIB;
+	end = p + mshare_unit();
 	f = map_file(c->file, MAP_PRIVATE);
 	err[MOVE_PRIVATE] = move_err(f, FILE_LEN, FILE_LEN, fixed,
 				     p + FILE_OFF);
@@ -332,7 +332,7 @@ static int refusing_child(void *arg)
 	close(ro_fd);
 	err[MOVE_RDONLY_FILE] = move_err(ro, FILE_LEN, FILE_LEN, fixed,
 					 p + 2 * FILE_OFF);
-	if (munmap(p, GIB))
+	if (munmap(p, mshare_unit()))
 		return 102;
 	p = shm_target_map(&c->target, PROT_READ);
 	if (!p)

@@ -48,7 +48,7 @@ static int syncing_sharer(void *arg)
 	if (msync(p + PAGE / sizeof(long), PAGE, MS_SYNC))
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "msync(MS_ASYNC|MS_INVALIDATE)");
-	if (msync(p, GIB, MS_ASYNC | MS_INVALIDATE))
+	if (msync(p, mshare_unit(), MS_ASYNC | MS_INVALIDATE))
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "open");
 	fd = target_fd(&c->target);

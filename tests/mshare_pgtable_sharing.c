@@ -42,7 +42,7 @@ static void run_agents(struct mshare_agent *agents, struct pt_figures *f,
 			   i ? AGENT_MAP_FOLLOW : AGENT_MAP_CREATE;
 
 		f->map[i] = mshare_agent_do(&agents[i], how, memfd ? SPAN_LEN :
-					    GIB);
+					    mshare_unit());
 	}
 	for (i = 0; i < NPROC; i++) {
 		f->touch[i] = mshare_agent_do(&agents[i], AGENT_TOUCH,

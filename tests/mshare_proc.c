@@ -300,7 +300,7 @@ static int ref_child(void *arg)
 	ref[REF_A_WRITE] = referenced_kb(addr, buf);
 
 	mshare_report_step(r, "MADV_COLD");
-	if (madvise((void *)addr, GIB, MADV_COLD))
+	if (madvise((void *)addr, mshare_unit(), MADV_COLD))
 		return mshare_report_fail(r, errno);
 	ref[REF_COLD] = referenced_kb(addr, buf);
 	touch_range(p, false);

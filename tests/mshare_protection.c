@@ -48,7 +48,8 @@ static int prot_map_child(void *arg)
 	if (fd < 0)
 		return mshare_report_fail(m->rep, errno);
 	mshare_report_step(m->rep, "mmap");
-	p = mmap((void *)m->addr, GIB, m->prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	p = mmap((void *)m->addr, mshare_unit(), m->prot,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		return mshare_report_fail(m->rep, errno);
 	word = p;
@@ -61,7 +62,7 @@ static int prot_map_child(void *arg)
 			return mshare_report_fail(m->rep, MSHARE_ERR_VALUE);
 	}
 	mshare_report_step(m->rep, "munmap");
-	if (munmap(p, GIB))
+	if (munmap(p, mshare_unit()))
 		return mshare_report_fail(m->rep, errno);
 	return mshare_report_done(m->rep);
 }

@@ -84,7 +84,7 @@ static void test_concurrent_first_faults(void)
 					 MSHARE_ADDR(140), i), 0);
 			MSHARE_ASSERT_EQ(mshare_agent_do(&a[i], i ?
 					 AGENT_MAP_FOLLOW : AGENT_MAP_CREATE,
-					 GIB), 0);
+					 mshare_unit()), 0);
 		}
 		for (i = 0; i < FF_AGENTS; i++)
 			mshare_agent_send(&a[i], AGENT_TOUCH, FF_LEN);
@@ -166,7 +166,8 @@ static void test_map_unmap_churn(void)
 	close(fd);
 	MSHARE_ASSERT_EQ(mshare_agent_start(&creator, "race_churn",
 					    MSHARE_ADDR(141), 0), 0);
-	MSHARE_ASSERT_EQ(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	MSHARE_ASSERT_EQ(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	MSHARE_ASSERT_EQ(mshare_agent_do(&creator, AGENT_WRITE, 0), 0);
 	for (i = 0; i < CHURN_CHILDREN; i++)
 		pid[i] = harness_start_child(churn_child, (void *)(long)i);
@@ -219,7 +220,8 @@ static int lifecycle_child(void *arg)
 			child_failed(0, "create", errno);
 			return 1;
 		}
-		p = mmap((void *)MSHARE_ADDR(142), GIB, PROT_READ | PROT_WRITE,
+		p = mmap((void *)MSHARE_ADDR(142), mshare_unit(),
+			 PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 		close(fd);
 		if (p == MAP_FAILED) {
@@ -227,7 +229,7 @@ static int lifecycle_child(void *arg)
 			return 1;
 		}
 		*(volatile unsigned long *)p = mshare_pattern(0, 0);
-		if (munmap(p, GIB) || unlink(path)) {
+		if (munmap(p, mshare_unit()) || unlink(path)) {
 			child_failed(0, "munmap/unlink", errno);
 			return 1;
 		}

@@ -41,11 +41,12 @@ static void test_refcount_through_life(void)
 
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_life", LIFE_ADDR, 0),
 			      0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	CU_ASSERT_EQUAL(mshare_dbg_find("rc_life", &dbg), 0);
 	CU_ASSERT_EQUAL(dbg.refcount, 2);
 	CU_ASSERT_EQUAL(dbg.start, LIFE_ADDR);
-	CU_ASSERT_EQUAL(dbg.size, GIB);
+	CU_ASSERT_EQUAL(dbg.size, mshare_unit());
 
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_life", LIFE_ADDR, 0),
 			      0);
@@ -86,7 +87,8 @@ static void test_unlink_while_mapped(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_unlink", UNLINK_ADDR,
 						 2), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_WRITE, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_unlink", UNLINK_ADDR,
 						 2), 0);
@@ -168,7 +170,8 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_freed", FREED_ADDR,
 						 0), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_freed", FREED_ADDR,
 						 0), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
@@ -213,7 +216,7 @@ static int fill_and_exit(void *arg)
 	fd = mshare_create("rc_exit_frees");
 	if (fd < 0)
 		return 1;
-	p = mmap((void *)EXIT_ADDR, GIB, PROT_READ | PROT_WRITE,
+	p = mmap((void *)EXIT_ADDR, mshare_unit(), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
@@ -263,7 +266,8 @@ static void test_creator_exits_first(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_crexit", CREXIT_ADDR,
 						 4), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_WRITE, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_crexit", CREXIT_ADDR,
 						 4), 0);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Setting a region up: the creator maps an msharefs file at a 1 GiB-aligned
- * address, read() then tells where; another process maps it there.
+ * Setting a region up: the creator maps an msharefs file at an address
+ * aligned to mshare_unit(), read() then tells where; another process maps
+ * it there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 #include "mshare_util.h"
 
 #define SETUP_ADDR	MSHARE_ADDR(0)
-#define SETUP_SIZE	GIB
+#define SETUP_SIZE	mshare_unit()
 
 static int child_create_and_read(void *arg)
 {

@@ -5,9 +5,9 @@
  * region's page tables; compared with a MAP_SHARED memfd, whose shmem
  * pages go to the same swap device.
  *
- * The swap area is /dev/ubda, a host file uml/run-linux.sh makes with
- * mkswap for every boot; the suite turns it on and off itself, so that
- * no other test runs with swap.  swapoff() at the end brings back what is
+ * The swap area is the runner's swap disk (harness_swap_disk()), made
+ * with mkswap on the host for every boot; the suite turns it on and off
+ * itself, so that no other test runs with swap.  swapoff() at the end brings back what is
  * still out, through the region's mm as through any other.
  *
  * The page-out can also come from another process, as a reclaim daemon's

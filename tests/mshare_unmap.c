@@ -96,7 +96,7 @@ static int reuse_child(void *arg)
 	if (p[0] != mshare_pattern(0, 3))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	mshare_report_step(r, "munmap the region");
-	if (munmap((void *)p, GIB))
+	if (munmap((void *)p, mshare_unit()))
 		return mshare_report_fail(r, errno);
 	if (map_anon_and_check((void *)p, r))
 		return 1;
@@ -112,7 +112,7 @@ static int start_creator(struct mshare_agent *a, const char *name,
 		return fd;
 	close(fd);
 	if (mshare_agent_start(a, name, addr, 3) ||
-	    mshare_agent_do(a, AGENT_MAP_CREATE, GIB) ||
+	    mshare_agent_do(a, AGENT_MAP_CREATE, mshare_unit()) ||
 	    mshare_agent_do(a, AGENT_WRITE, 0))
 		return -1;
 	return 0;
@@ -155,7 +155,7 @@ static int reuse_after_free_child(void *arg)
 	mshare_report_step(r, "write the region");
 	p[0] = mshare_pattern(0, 3);
 	mshare_report_step(r, "unlink and munmap the region");
-	if (mshare_unlink(run->name) || munmap((void *)p, GIB))
+	if (mshare_unlink(run->name) || munmap((void *)p, mshare_unit()))
 		return mshare_report_fail(r, errno);
 	mshare_report_step(r, "wait for the region to be freed");
 	if (!mshare_dbg_wait_gone(run->name))

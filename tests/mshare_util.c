@@ -15,6 +15,44 @@
 #include "mshare_util.h"
 
 #define REGIONS_TEXT_MAX	16384
+/* UML's PGDIR_SIZE: the unit when there is no mshare_info to read */
+#define UNIT_FALLBACK		(1UL << 30)
+/* Slot 0 is the first unit at or above this */
+#define SLOT_BASE		(64UL << 30)
+
+/* What mshare_info says, if it is a power of two; else 0. */
+static unsigned long read_unit(void)
+{
+	char text[32], *end;
+	unsigned long unit;
+
+	if (harness_read_file(MSHARE_DIR "/mshare_info", text,
+			      sizeof(text)) <= 0)
+		return 0;
+	errno = 0;
+	unit = strtoul(text, &end, 10);
+	if (errno || end == text || *end != '\n' || !unit ||
+	    (unit & (unit - 1)))
+		return 0;
+	return unit;
+}
+
+unsigned long mshare_unit(void)
+{
+	/* Cached only once read: msharefs may be mounted after a first call. */
+	static unsigned long unit;
+
+	if (!unit)
+		unit = read_unit();
+	return unit ? unit : UNIT_FALLBACK;
+}
+
+unsigned long mshare_slot_addr(unsigned int slot)
+{
+	unsigned long unit = mshare_unit();
+
+	return ((SLOT_BASE + unit - 1) / unit + slot) * unit;
+}
 
 void mshare_path(char *buf, size_t size, const char *name)
 {
@@ -187,6 +225,15 @@ static int agent_check_span(struct mshare_agent *a, unsigned long len,
 	return 0;
 }
 
+static int agent_mprotect(struct mshare_agent *a, unsigned long off,
+			  unsigned long npages, int prot)
+{
+	unsigned long len = npages == AGENT_MPROTECT_TO_END ? a->size - off :
+			    npages * PAGE;
+
+	return mprotect((void *)(a->addr + off), len, prot) ? errno : 0;
+}
+
 static int agent_cmd(struct mshare_agent *a, char cmd, unsigned long arg)
 {
 	volatile unsigned long *w;
@@ -231,10 +278,8 @@ static int agent_cmd(struct mshare_agent *a, char cmd, unsigned long arg)
 	case AGENT_UNMAP:
 		return munmap((void *)a->addr, a->size) ? AGENT_ERR_MUNMAP : 0;
 	case AGENT_MPROTECT:
-		if (mprotect((void *)(a->addr + AGENT_MPROTECT_OFF(arg)),
-			     (arg >> 40) * PAGE, arg & (PAGE - 1)))
-			return errno;
-		return 0;
+		return agent_mprotect(a, AGENT_MPROTECT_OFF(arg), arg >> 40,
+				      arg & (PAGE - 1));
 	}
 	return AGENT_ERR_PROTO;
 }

@@ -15,10 +15,25 @@
 
 #define MSHARE_DIR	"/sys/fs/mshare"
 #define MSHARE_REGIONS	"/sys/kernel/debug/mshare/regions"
-#define GIB		(1UL << 30)
 #define PAGE		4096UL
-/* 3-level tables, 4 KiB pages: one PTE page maps 2 MiB. */
+/* 4 KiB pages: one PTE page maps 2 MiB (UML and x86-64 alike). */
 #define PT_SPAN		(2UL << 20)
+
+/*
+ * The granularity of a region's address and size: PGDIR_SIZE, which the
+ * kernel reports in mshare_info: 1 GiB on UML (3-level tables), 512 GiB
+ * on x86-64 (4-level).  Read once, when first readable.  Without msharefs
+ * (the host build, where the mshare suites skip) it is UML's 1 GiB, so
+ * that an address computed before a skip is still a region's.
+ */
+unsigned long mshare_unit(void);
+
+/*
+ * How much of a region a test touches, fills or checks when it goes over
+ * "all of it": the whole region on UML, the first GiB of x86-64's 512, so
+ * that a test does the same work and uses the same memory on both.
+ */
+#define MSHARE_TOUCH_LEN	(1UL << 30)
 
 /* What read() of an msharefs file returns (struct mshare_info). */
 struct mshare_region_info {
@@ -36,8 +51,15 @@ struct mshare_dbg {
 	unsigned long rss_pages;
 };
 
-/* Every test uses its own 1 GiB-aligned address: base + slot GiB. */
-#define MSHARE_ADDR(slot)	((0x40UL + (slot)) * GIB)
+/*
+ * Every test uses its own slot: one unit at its own unit-aligned address,
+ * from the first unit at or above 64 GiB (above the binary, its heap and
+ * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
+ * x86-64 512 GiB + slot * 512 GiB, which keeps slot 191 (the last used)
+ * below 100 TiB, far from the stack and mmap base under 128 TiB.
+ */
+#define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
+unsigned long mshare_slot_addr(unsigned int slot);
 
 void mshare_path(char *buf, size_t size, const char *name);
 int mshare_create(const char *name);
@@ -81,7 +103,12 @@ enum {
 	AGENT_EXIT = 'X',
 };
 
-/* AGENT_MPROTECT: give @npages pages from offset @off protection @prot */
+/*
+ * AGENT_MPROTECT: give @npages pages from offset @off protection @prot;
+ * AGENT_MPROTECT_TO_END pages: the rest of the mapping (a whole region of
+ * x86-64 is 2^27 pages, more than the 24 bits above the offset hold).
+ */
+#define AGENT_MPROTECT_TO_END	0UL
 #define AGENT_MPROTECT_ARG(off, npages, prot)				\
 	((off) | ((unsigned long)(npages) << 40) | (unsigned long)(prot))
 #define AGENT_MPROTECT_OFF(arg)	((arg) & ((1UL << 40) - 1) & ~(PAGE - 1))

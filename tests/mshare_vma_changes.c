@@ -22,7 +22,7 @@
 #include "mshare_util.h"
 
 #define CHANGE_ADDR(slot)	MSHARE_ADDR(24 + (slot))
-/* A free GiB for mremap() to move to, away from every test's region. */
+/* A free unit for mremap() to move to, away from every test's region. */
 #define MOVE_TARGET		MSHARE_ADDR(39)
 #define CHILD_TIMEOUT		30
 
@@ -39,23 +39,27 @@ static int munmap_one_page(char *p)
 
 static int munmap_first_half(char *p)
 {
-	return munmap(p, GIB / 2);
+	return munmap(p, mshare_unit() / 2);
 }
 
 static int mremap_grow(char *p)
 {
-	return mremap(p, GIB, 2 * GIB, 0) == MAP_FAILED ? -1 : 0;
+	unsigned long unit = mshare_unit();
+
+	return mremap(p, unit, 2 * unit, 0) == MAP_FAILED ? -1 : 0;
 }
 
 static int mremap_shrink(char *p)
 {
-	return mremap(p, GIB, GIB / 2, 0) == MAP_FAILED ? -1 : 0;
+	unsigned long unit = mshare_unit();
+
+	return mremap(p, unit, unit / 2, 0) == MAP_FAILED ? -1 : 0;
 }
 
 static int mremap_move(char *p)
 {
-	void *q = mremap(p, GIB, GIB, MREMAP_MAYMOVE | MREMAP_FIXED,
-			 (void *)MOVE_TARGET);
+	void *q = mremap(p, mshare_unit(), mshare_unit(),
+			 MREMAP_MAYMOVE | MREMAP_FIXED, (void *)MOVE_TARGET);
 
 	return q == MAP_FAILED ? -1 : 0;
 }
@@ -116,7 +120,8 @@ static void run_change(const struct vma_change *c)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&creator, c->name, addr, 5),
 			      0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE, GIB), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_MAP_CREATE,
+					mshare_unit()), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 0), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&creator, AGENT_WRITE, 16 * PAGE), 0);
 

@@ -23,16 +23,23 @@ static void test_mounted(void)
 	CU_ASSERT_EQUAL(sfs.f_type, MSHARE_MAGIC);
 }
 
+/*
+ * PGDIR_SIZE in decimal, known here apart from what mshare_unit() reads
+ * from the same file: UML's 3-level tables map 1 GiB a PGD entry, x86-64's
+ * 4-level ones 512 GiB (with 5-level paging on: 256 TiB, and a failure).
+ */
 static void test_info_value(void)
 {
+	const char *want = harness_requires_uml() ? "549755813888\n" :
+						    "1073741824\n";
 	char buf[64];
 	ssize_t len;
 
 	len = harness_read_file(MSHARE_DIR "/mshare_info", buf, sizeof(buf));
 	CU_ASSERT_FATAL(len > 0);
 	printf("\n    mshare_info: %s", buf);
-	CU_ASSERT_STRING_EQUAL(buf, "1073741824\n");
-	CU_ASSERT_EQUAL(len, (ssize_t)strlen("1073741824\n"));
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	CU_ASSERT_EQUAL(len, (ssize_t)strlen(want));
 }
 
 static void test_info_read_only(void)

@@ -25,14 +25,14 @@ static int create_through(int fd, unsigned long addr)
 {
 	volatile unsigned long *p;
 
-	p = mmap((void *)addr, GIB, PROT_READ | PROT_WRITE,
+	p = mmap((void *)addr, mshare_unit(), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	p[0] = mshare_pattern(0, 6);
 	if (p[0] != mshare_pattern(0, 6))
 		return -EIO;
-	return munmap((void *)p, GIB) ? -errno : 0;
+	return munmap((void *)p, mshare_unit()) ? -errno : 0;
 }
 
 /* An open descriptor reads and maps the region after its name is gone. */
@@ -53,7 +53,7 @@ static void test_open_fd_outlives_unlink(void)
 	CU_ASSERT_EQUAL(create_through(fd, OPEN_FD_ADDR), 0);
 	CU_ASSERT_EQUAL(pread(fd, &info, sizeof(info), 0), sizeof(info));
 	CU_ASSERT_EQUAL(info.start, OPEN_FD_ADDR);
-	CU_ASSERT_EQUAL(info.size, GIB);
+	CU_ASSERT_EQUAL(info.size, mshare_unit());
 
 	close(fd);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("lt_open_fd"));

@@ -31,7 +31,7 @@
 /* A child still running after this is stuck. */
 #define CHILD_SECONDS	10
 /* Where creators write, and what: mshare_pattern(DATA_OFF, DATA_TAG). */
-#define DATA_OFF	(GIB / 2)
+#define DATA_OFF	(mshare_unit() / 2)
 #define DATA_TAG	5
 
 /* What a child does, and as whom.  Unused fields stay 0. */
@@ -101,7 +101,7 @@ static int as_user_child(void *arg)
 				    __LINE__, __FILE__, __func__);	\
 	} while (0)
 
-/* Create the region: map 1 GiB at u->addr and write the data. */
+/* Create the region: map one unit at u->addr and write the data. */
 static int op_create_map(const struct as_user *u)
 {
 	char *p;
@@ -113,13 +113,14 @@ static int op_create_map(const struct as_user *u)
 	if (fd < 0)
 		return step_fail(u);
 	mshare_report_step(u->rep, "mmap");
-	p = mmap((void *)u->addr, GIB, RW, MAP_SHARED | MAP_FIXED, fd, 0);
+	p = mmap((void *)u->addr, mshare_unit(), RW, MAP_SHARED | MAP_FIXED, fd,
+		 0);
 	if (p == MAP_FAILED)
 		return step_fail(u);
 	*(volatile unsigned long *)(p + DATA_OFF) =
 		mshare_pattern(DATA_OFF, DATA_TAG);
 	mshare_report_step(u->rep, "munmap");
-	if (munmap(p, GIB))
+	if (munmap(p, mshare_unit()))
 		return step_fail(u);
 	close(fd);
 	return mshare_report_done(u->rep);
@@ -144,10 +145,11 @@ static int op_map(const struct as_user *u)
 	if (read(fd, &info, sizeof(info)) < 0)
 		return step_fail(u);
 	mshare_report_step(u->rep, "info");
-	if (info.start != u->addr || info.size != GIB)
+	if (info.start != u->addr || info.size != mshare_unit())
 		return mshare_report_fail(u->rep, MSHARE_ERR_VALUE);
 	mshare_report_step(u->rep, "mmap");
-	p = mmap((void *)u->addr, GIB, u->prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	p = mmap((void *)u->addr, mshare_unit(), u->prot,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		return step_fail(u);
 	mshare_report_step(u->rep, "data");
@@ -160,7 +162,7 @@ static int op_map(const struct as_user *u)
 			mshare_pattern(DATA_OFF, DATA_TAG);
 	}
 	mshare_report_step(u->rep, "munmap");
-	if (munmap(p, GIB))
+	if (munmap(p, mshare_unit()))
 		return step_fail(u);
 	close(fd);
 	return mshare_report_done(u->rep);
@@ -177,8 +179,8 @@ static int op_write_read_only(const struct as_user *u)
 	if (fd < 0)
 		return step_fail(u);
 	mshare_report_step(u->rep, "mmap");
-	p = mmap((void *)u->addr, GIB, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
-		 0);
+	p = mmap((void *)u->addr, mshare_unit(), PROT_READ,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		return step_fail(u);
 	mshare_report_step(u->rep, "write");

@@ -52,7 +52,8 @@ static int memfd_setup(struct shm_target *t)
 	t->memfd = memfd_create(t->name, MFD_CLOEXEC);
 	if (t->memfd < 0)
 		return -errno;
-	if (ftruncate(t->memfd, t->memfd_size ? t->memfd_size : GIB) ||
+	if (ftruncate(t->memfd,
+		      t->memfd_size ? t->memfd_size : mshare_unit()) ||
 	    pwrite(t->memfd, &one, sizeof(one), 0) != sizeof(one)) {
 		close(t->memfd);
 		t->memfd = -1;
@@ -80,7 +81,8 @@ void *shm_target_map(const struct shm_target *t, int prot)
 		if (fd < 0)
 			return NULL;
 	}
-	p = mmap((void *)t->addr, GIB, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	p = mmap((void *)t->addr, mshare_unit(), prot, MAP_SHARED | MAP_FIXED,
+		 fd, 0);
 	if (t->kind == SHM_REGION)
 		close(fd);
 	return p == MAP_FAILED ? NULL : p;
@@ -110,7 +112,7 @@ int shm_target_start_agent(struct mshare_agent *a,
 	if (err)
 		return err;
 	return mshare_agent_do(a, t->kind == SHM_REGION ? AGENT_MAP_FOLLOW :
-			       AGENT_MAP_MEMFD, GIB);
+			       AGENT_MAP_MEMFD, mshare_unit());
 }
 
 int shm_target_teardown(struct shm_target *t)

@@ -19,10 +19,10 @@ enum shm_kind {
 struct shm_target {
 	enum shm_kind kind;
 	const char *name;	/* of the region's file, or of the memfd */
-	unsigned long addr;	/* where every process maps its GiB */
+	unsigned long addr;	/* where every process maps its unit */
 	int memfd;		/* SHM_MEMFD: inherited by children */
 	/*
-	 * SHM_MEMFD: the file's size if not the whole GiB; the mapping past
+	 * SHM_MEMFD: the file's size if not the whole unit; the mapping past
 	 * it gets SIGBUS, and nothing the kernel walks there allocates.
 	 */
 	unsigned long memfd_size;
@@ -53,14 +53,15 @@ static void test##_memfd(void)						\
 const char *shm_kind_name(enum shm_kind kind);
 
 /*
- * In the test: make the memory, one GiB, with a word written at offset 0
+ * In the test: make the memory, one unit (mshare_unit(): a region's size,
+ * and the memfd's unless memfd_size says), with a word written at offset 0
  * (a dirty page).  A region is created by a child that maps it read-write
  * and exits; the region's file keeps it.  0, or -errno.
  */
 int shm_target_setup(struct shm_target *t);
 
 /*
- * In a child: map the GiB at t->addr, MAP_SHARED, with @prot; a region's
+ * In a child: map the unit at t->addr, MAP_SHARED, with @prot; a region's
  * file is opened read-only unless @prot has PROT_WRITE.  NULL and errno
  * set on failure.
  */
@@ -75,7 +76,7 @@ void *shm_target_map_step(const struct shm_target *t, int prot,
 
 /*
  * In the test: an agent (mshare_util.h) with the memory mapped read-write
- * at t->addr, the region's whole or the memfd's GiB.  0, or what failed.
+ * at t->addr, the region's whole or the memfd's unit.  0, or what failed.
  */
 int shm_target_start_agent(struct mshare_agent *a,
 			   const struct shm_target *t, int tag);

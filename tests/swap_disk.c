@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The swap disk of the runner: see swap_disk.h. */
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 
 #include "harness.h"
 #include "swap_disk.h"
+#include "test_disks.h"
 
 const char *swap_disk_required(void)
 {
-	struct stat st;
+	static char why_not[128];
 	const char *why = harness_requires_msharefs();
+	struct stat st;
 
 	if (why)
 		return why;
-	if (stat(SWAP_DISK, &st) || !S_ISBLK(st.st_mode))
-		return SWAP_DISK " is not there: boot through uml/run-linux.sh (make run), which attaches a swap disk";
+	if (stat(harness_swap_disk(), &st) || !S_ISBLK(st.st_mode)) {
+		snprintf(why_not, sizeof(why_not),
+			 "%s is not there: boot through the runner (make run), which attaches a swap disk",
+			 harness_swap_disk());
+		return why_not;
+	}
 	return NULL;
 }
 
 int swap_disk_on(void)
 {
-	return swapon(SWAP_DISK, 0) ? -1 : 0;
+	return swapon(harness_swap_disk(), 0) ? -1 : 0;
 }
 
 int swap_disk_off(void)
 {
-	return swapoff(SWAP_DISK) ? -1 : 0;
+	return swapoff(harness_swap_disk()) ? -1 : 0;
 }

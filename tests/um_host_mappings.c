@@ -25,7 +25,8 @@
 #include "requirements.h"
 
 #define PAGE		4096UL
-#define GIB		(1UL << 30)
+/* 262144 pages: four times the host's default vm.max_map_count */
+#define POPULATE_LEN	(1UL << 30)
 #define CHILD_TIMEOUT	300
 
 /* Child exit codes: the step that went wrong */
@@ -113,7 +114,7 @@ static void run_populate_case(struct populate_case *c)
 static void populate_read_private_anon_1gib(void)
 {
 	struct populate_case c = {
-		.kind = "MAP_PRIVATE|MAP_ANONYMOUS", .size = GIB,
+		.kind = "MAP_PRIVATE|MAP_ANONYMOUS", .size = POPULATE_LEN,
 	};
 
 	run_populate_case(&c);
@@ -122,7 +123,7 @@ static void populate_read_private_anon_1gib(void)
 static void populate_read_memfd(void)
 {
 	struct populate_case c = {
-		.kind = "MAP_SHARED memfd", .size = GIB, .memfd = true,
+		.kind = "MAP_SHARED memfd", .size = POPULATE_LEN, .memfd = true,
 	};
 	long half_kb = harness_meminfo_kb("MemAvailable") / 2;
 
@@ -143,6 +144,13 @@ static const struct harness_test um_host_mappings_tests[] = {
  * memory figures it compares are the whole host's, which other processes
  * move (the valgrind stage failed on them).
  */
+static const char *requires_uml_init(void)
+{
+	if (harness_requires_uml())
+		return "UML's own: the host process's mappings of guest pages";
+	return harness_requires_init();
+}
+
 HARNESS_SUITE(um_host_mappings_suite, .name = "um_host_mappings",
 	      .tests = um_host_mappings_tests,
-	      .requires = harness_requires_init);
+	      .requires = requires_uml_init);

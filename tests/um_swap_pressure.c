@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Swap on a ubd disk under memory pressure: a process writes more memory
+ * Swap on a disk under memory pressure: a process writes more memory
  * than there is (private anonymous memory, or a MAP_SHARED memfd: shmem
  * pages go to the same swap), so that reclaim must write to the swap disk
- * to make room, then reads every page back.  The writes to /dev/ubda
- * are what frees memory, so the block layer and the ubd driver must get
- * them out with no memory to spare.
+ * to make room, then reads every page back.  The writes to the swap disk
+ * (harness_swap_disk()) are what frees memory, so the block layer and the
+ * disk's driver (UML's ubd, qemu's virtio-blk) must get them out with no
+ * memory to spare.
  *
  * The pressure runs in a child under a timeout: a livelock fails the test
  * instead of hanging the run.

@@ -36,6 +36,8 @@ static const char *requires_eof_console(void)
 {
 	static char cmdline[CMDLINE_MAX];
 
+	if (harness_requires_uml())
+		return "UML's own: its con1 channel to a host file descriptor";
 	if (!harness_is_init())
 		return "needs to run as init in UML";
 	if (harness_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)

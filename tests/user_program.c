@@ -13,8 +13,8 @@
  * program built on the host finds its shared libraries and its files where
  * they are, with the guest's own file systems over it:
  * /proc, /sys with msharefs on /sys/fs/mshare, debugfs and cgroup2,
- * /dev (devtmpfs: the swap disk /dev/ubda, swapped on for it, and the
- * scratch disk /dev/ubdb), and a tmpfs on /dev/shm.  /tmp stays the
+ * /dev (devtmpfs: the swap disk, swapped on for it, and the scratch disk,
+ * as test_disks.h names them), and a tmpfs on /dev/shm.  /tmp stays the
  * host's: a checkout, a program or a working directory there must be
  * found.  What the program writes outside those goes to the host's
  * files, as the user running ./linux.
@@ -34,6 +34,7 @@
 #include "mount_util.h"
 #include "run_program.h"
 #include "swap_disk.h"
+#include "test_disks.h"
 
 #define ROOT		"/host"
 /* The tag uml/run-qemu.sh --host-root gives the host's / over 9p. */
@@ -157,7 +158,7 @@ static int program_init(void)
 		}
 	}
 	if (swap_disk_on()) {
-		printf("user_program: swapon %s: %s\n", SWAP_DISK,
+		printf("user_program: swapon %s: %s\n", harness_swap_disk(),
 		       strerror(errno));
 		unmount_all();
 		return -1;
@@ -170,7 +171,7 @@ static int program_cleanup(void)
 	int ret = swap_disk_off();
 
 	if (ret)
-		printf("user_program: swapoff %s: %s\n", SWAP_DISK,
+		printf("user_program: swapoff %s: %s\n", harness_swap_disk(),
 		       strerror(errno));
 	return unmount_all() ? -1 : ret;
 }
