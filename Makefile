@@ -67,6 +67,7 @@ KERNEL_TARGETS := bzImage scripts_gdb
 CONFIG_START = cp /dev/null $(OBJ)/.config
 ARCH_CONFIG :=
 INITRD := $(ARCH_OUT)/initramfs.cpio
+KBUILD_WATCH :=
 else
 ARCH_OUT := $(dir $(OBJ))
 KBUILD_ARCH := ARCH=um SUBARCH=x86_64
@@ -75,6 +76,10 @@ KERNEL_TARGETS := linux scripts_gdb
 CONFIG_START = $(KMAKE) -s defconfig
 ARCH_CONFIG := $(INITRAMFS_CONFIG)
 INITRD :=
+# What kbuild reads besides the tree and .config: the built-in initramfs
+# and UML's user-space half's host headers.
+KBUILD_WATCH := --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
+	--watch /usr/include --watch /usr/lib/gcc
 endif
 
 # ccache outside the checkout, keyed on paths relative to it, so a fresh
@@ -210,8 +215,7 @@ KERNEL_LOCALVERSION = -mshare$(if $(SEED_BUILD),-seed)$(if $(BASE_BUILD),-base)$
 kernel: source harness $(INITRAMFS_LIST)
 	@$(MAKE) --no-print-directory $(OBJ)/.config-checked
 	@bash $(ROOT)/uml/kbuild.sh --stamp $(OBJ)/.mshare-uml-kbuild --src $(SRC) \
-		--watch $(OBJ)/.config --watch $(INITRAMFS_LIST) --watch $(HARNESS_OUT)/init \
-		--watch /usr/include --watch /usr/lib/gcc \
+		--watch $(OBJ)/.config $(KBUILD_WATCH) \
 		--output $(KERNEL_IMAGE) --output $(OBJ)/vmlinux-gdb.py -- \
 		$(KMAKE) LOCALVERSION=$(KERNEL_LOCALVERSION) $(KERNEL_TARGETS)
 ifeq ($(KARCH),x86_64)

@@ -88,7 +88,7 @@ read -r -a args < <(grep -v '^#' "$root/uml/qemu/boot.args")
 # shellcheck disable=SC2054 # qemu's option values have commas of their own
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "${MEM_MB:-1024}"
 	-kernel "$kernel" -initrd "$initrd"
-	-display none -monitor none -serial stdio -nic none -no-reboot
+	-machine q35 -display none -monitor none -serial stdio -nic none -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 
 if [ -n "${QEMU_GDB_PORT:-}" ]; then
