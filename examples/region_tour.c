@@ -29,7 +29,8 @@
 
 #define REGION_FILE	"/sys/fs/mshare/region_tour"
 #define INFO_FILE	"/sys/fs/mshare/mshare_info"
-#define SCRATCH_DISK	"/dev/ubdb"
+/* The scratch disk the runner attaches: ./linux's ubd, or qemu's virtio. */
+static const char *const scratch_disks[] = { "/dev/ubdb", "/dev/vdb" };
 #define PAGES		256
 #define PAGE		4096UL
 
@@ -89,10 +90,14 @@ static int sharer(char *p, uint32_t *word)
 
 static void round_trip_through_disk(char *p)
 {
-	int fd = open(SCRATCH_DISK, O_RDWR | O_DIRECT);
+	const char *disk = scratch_disks[0];
+	int fd;
 
+	if (access(disk, F_OK))
+		disk = scratch_disks[1];
+	fd = open(disk, O_RDWR | O_DIRECT);
 	if (fd < 0) {
-		check(0, "open " SCRATCH_DISK " with O_DIRECT");
+		check(0, "open the scratch disk (/dev/ubdb or /dev/vdb) with O_DIRECT");
 		return;
 	}
 	memset(p + 8 * PAGE, 0x5a, PAGE);
