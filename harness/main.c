@@ -34,6 +34,8 @@
 
 static struct harness_options opts;
 static struct selection sel;
+/* harness.skip=: the suites a runner leaves out of its run */
+static struct selection skip;
 static bool registry_ready;
 
 /* Frees everything; also run in forked test children before _exit(). */
@@ -46,6 +48,7 @@ static void release_state(bool in_child)
 		CU_cleanup_registry();
 	registry_ready = false;
 	selection_free(&sel);
+	selection_free(&skip);
 	options_free(&opts);
 }
 
@@ -157,6 +160,7 @@ static int run_selected(void)
 	end.watch_failed = start_kmsg_watch();
 	selection_apply(&sel);
 	requirements_apply();
+	selection_skip_suites(&skip, "left out of this run (harness.skip)");
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS)
 		printf("harness: CUnit: %s\n", CU_get_error_msg());
@@ -188,6 +192,25 @@ static int parse_selection_items(void)
 	return ret;
 }
 
+/* harness.skip=: suites only, each a name or pattern that matches one */
+static int parse_skip(void)
+{
+	int ret;
+
+	memset(&skip, 0, sizeof(skip));
+	if (!opts.skip)
+		return 0;
+	ret = selection_add(&skip, opts.skip);
+	if (ret)
+		printf("harness: bad harness.skip '%s' (want suites, comma-separated)\n",
+		       opts.skip);
+	if (!ret)
+		ret = selection_check_suites_only(&skip);
+	if (!ret)
+		ret = selection_validate(&skip, true);
+	return ret;
+}
+
 /* Unknown names are an error: run nothing rather than less. */
 static int parse_selection(void)
 {
@@ -195,6 +218,8 @@ static int parse_selection(void)
 
 	if (!ret)
 		ret = selection_validate(&sel, true);
+	if (!ret)
+		ret = parse_skip();
 	if (ret)
 		printf("harness: verdict FAIL (bad selection, nothing run)\n");
 	return ret;

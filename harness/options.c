@@ -17,6 +17,7 @@
 
 enum {
 	OPT_RUN = 256,
+	OPT_SKIP,
 	OPT_RESULTS,
 	OPT_LIST,
 	OPT_WATCH_KMSG,
@@ -30,6 +31,7 @@ enum {
 
 static const struct option long_options[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
+	{ "skip", required_argument, NULL, OPT_SKIP },
 	{ "results", required_argument, NULL, OPT_RESULTS },
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "watch-kmsg", no_argument, NULL, OPT_WATCH_KMSG },
@@ -44,10 +46,12 @@ static const struct option long_options[] = {
 
 void options_usage(const char *prog)
 {
-	printf("usage: %s [--run SEL[,SEL...]] [--results DIR] [--list] [--watch-kmsg]\n"
+	printf("usage: %s [--run SEL[,SEL...]] [--skip SUITE[,SUITE...]] [--results DIR]\n"
+	       "       [--list] [--watch-kmsg]\n"
 	       "       [--fuzz_seed N] [--fuzz_seconds N] [--fuzz_faults N] [SEL...]\n"
 	       "       %s --classify-console FILE\n"
 	       "Under UML (./linux ARGS): harness.run=SEL[,SEL...] harness.results=/host/dir\n"
+	       "  harness.skip=SUITE[,SUITE...] (left out, reported as skipped; patterns too)\n"
 	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N\n"
 	       "  harness.fuzz_faults=PERCENT (fail-nth on that share of the fuzzer's ops) [SEL...]\n"
 	       "SEL: suite or suite/test, fnmatch patterns ('mshare_*', 'mshare_fork/child_*'),\n"
@@ -94,6 +98,8 @@ static int apply_option(struct harness_options *opts, int opt,
 	switch (opt) {
 	case OPT_RUN:
 		return set_string(&opts->run, arg);
+	case OPT_SKIP:
+		return set_string(&opts->skip, arg);
 	case OPT_RESULTS:
 		return set_string(&opts->results, arg);
 	case OPT_KMSG_FILE:
@@ -200,6 +206,7 @@ int options_from_cmdline(struct harness_options *opts, const char *cmdline)
 void options_free(struct harness_options *opts)
 {
 	free(opts->run);
+	free(opts->skip);
 	free(opts->results);
 	free(opts->kmsg_file);
 	free(opts->words);

@@ -12,6 +12,8 @@ struct harness_options {
 	bool watch_kmsg;
 	/* Comma-separated selection (suite or suite/test), NULL = all. */
 	char *run;
+	/* Suites to leave out (a runner's list), comma-separated; or NULL. */
+	char *skip;
 	/* Positional selection words, joined by commas; NULL if none. */
 	char *words;
 	/* Directory for the results files (a host path under UML). */

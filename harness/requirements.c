@@ -10,6 +10,7 @@
 #include <CUnit/CUnit.h>
 
 #include "kmsg_watch.h"
+#include "mount_util.h"
 #include "requirements.h"
 #include "suite_registry.h"
 #include "test_util.h"
@@ -57,6 +58,12 @@ const char *harness_requires_uml(void)
 	if (!strstr(text, "vendor_id\t: User Mode Linux\n"))
 		return "the kernel is not User-Mode Linux";
 	return NULL;
+}
+
+/* CONFIG_TRANSPARENT_HUGEPAGE: the x86_64 target's kernel, not ./linux */
+bool harness_kernel_has_thp(void)
+{
+	return harness_is_dir("/sys/kernel/mm/transparent_hugepage");
 }
 
 void requirements_apply(void)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 bool harness_is_init(void);
+bool harness_kernel_has_thp(void);
 const char *harness_requires_init(void);
 const char *harness_requires_kmsg_watch(void);
 const char *harness_requires_msharefs(void);

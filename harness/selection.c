@@ -228,6 +228,42 @@ void selection_apply(const struct selection *sel)
 	}
 }
 
+/* harness.skip= names suites: -EINVAL for an item with a test part. */
+int selection_check_suites_only(const struct selection *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->count; i++) {
+		if (sel->items[i].test) {
+			printf("harness: '%s/%s': harness.skip takes suites, not tests\n",
+			       sel->items[i].suite, sel->items[i].test);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Leave the selected suites that @skip names out of the run: they are
+ * reported as skipped, with @why, as a suite whose requirement is not
+ * met is.
+ */
+void selection_skip_suites(const struct selection *skip, const char *why)
+{
+	struct harness_suite *s;
+
+	if (!skip->count)
+		return;
+	for (s = harness_suites(); s; s = s->next) {
+		if (!s->cu_suite->fActive || s->skip_reason || s->always_run ||
+		    !selection_wants_suite(skip, s))
+			continue;
+		printf("harness: skipping suite %s: %s\n", s->name, why);
+		s->skip_reason = why;
+		CU_set_suite_active(s->cu_suite, CU_FALSE);
+	}
+}
+
 void selection_free(struct selection *sel)
 {
 	size_t i;

@@ -32,6 +32,8 @@ bool selection_wants_test(const struct selection *sel,
 			  const struct harness_suite *suite,
 			  const char *test);
 void selection_apply(const struct selection *sel);
+int selection_check_suites_only(const struct selection *sel);
+void selection_skip_suites(const struct selection *skip, const char *why);
 void selection_free(struct selection *sel);
 int selection_check_dotted(const char *cmdline);
 

@@ -123,8 +123,10 @@ static void run_core_case(struct core_case *c)
 }
 
 /*
- * A memfd of 8 MiB: a dump of a shmem mapping faults its holes in, and a
- * GiB of them does not fit in the test kernel.  A region's holes are
+ * A memfd of 8 MiB, mapped 8 MiB long: a dump of a shmem mapping faults
+ * its holes in, and a GiB of them does not fit in the test kernel; a dump
+ * asks every page of the mapping past the file's end too, which for
+ * 512 GiB (x86-64) outlasts the child's timeout.  A region's holes are
  * skipped (its vma has no ->fault).
  */
 #define MEMFD_SIZE	(4 * PT_SPAN)

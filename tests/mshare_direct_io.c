@@ -5,6 +5,10 @@
  * (pin_user_pages() via the region's page tables), as for a memfd.  A
  * write from the region reaches the disk; a read into pages nobody
  * touched (the first access is the device's) is seen by another sharer.
+ * A read into memory that the sharer maps read-only is refused (EFAULT)
+ * and leaves the memory as it was, though another sharer's writes made
+ * the pages' PTEs writable: the pin is GUP-fast's, which asks no vma and
+ * walks the region's page tables through the sharer's PGD entry.
  *
  * The disk is the scratch disk of zeroes the runner makes for every boot
  * (harness_scratch_disk()).
@@ -27,6 +31,8 @@
 #define LEN		(NPAGES * PAGE)
 #define SRC_OFF		(2 * PT_SPAN)	/* written by us, then to disk */
 #define DST_OFF		(6 * PT_SPAN)	/* untouched until the disk reads */
+#define RO_OFF		(4 * PT_SPAN)	/* written, then mapped read-only */
+#define RO_TAG		2
 
 struct dio_case {
 	struct shm_target target;
@@ -146,9 +152,93 @@ static void run_dio_case(struct dio_case *c)
 SHM_TEST_PAIR(struct dio_case, direct_io, run_dio_case,
 	      DIO_ADDR(0), DIO_ADDR(1))
 
+/* Another process writes the pages at RO_OFF: their PTEs are writable */
+static int writing_sharer(void *arg)
+{
+	struct dio_case *c = arg;
+	unsigned long *p, i;
+
+	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE,
+				c->report, "map and write");
+	if (!p)
+		return 1;
+	for (i = 0; i < LEN / sizeof(long); i++)
+		at(p, RO_OFF)[i] = mshare_pattern(i, RO_TAG);
+	return mshare_report_done(c->report);
+}
+
+/*
+ * Read the pages (our page tables lead to them), then ask the disk to
+ * read into them: EFAULT is the answer.
+ */
+static int read_only_sharer(void *arg)
+{
+	struct dio_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+	int fd;
+
+	p = shm_target_map_step(&c->target, PROT_READ, r,
+				"map read-only and read");
+	if (!p)
+		return 1;
+	if (!holds_pattern(at(p, RO_OFF), RO_TAG))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	mshare_report_step(r, "open O_DIRECT");
+	fd = open(harness_scratch_disk(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return mshare_report_fail(r, errno);
+	mshare_report_step(r, "O_DIRECT read into PROT_READ");
+	if (pread(fd, at(p, RO_OFF), LEN, 0) < 0)
+		return mshare_report_fail(r, errno);
+	return mshare_report_done(r);
+}
+
+/* ... and the pages keep what the other process wrote */
+static int checking_sharer(void *arg)
+{
+	struct dio_case *c = arg;
+	struct mshare_report *r = c->report;
+	unsigned long *p;
+
+	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
+	if (!p)
+		return 1;
+	mshare_report_step(r, "the memory holds what was written");
+	if (!holds_pattern(at(p, RO_OFF), RO_TAG))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	return mshare_report_done(r);
+}
+
+static void run_read_only_case(struct dio_case *c)
+{
+	struct harness_child_result res;
+
+	c->report = mshare_report_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(writing_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(read_only_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report,
+			    "O_DIRECT read into PROT_READ", EFAULT);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(checking_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	mshare_report_free(c->report);
+}
+
+SHM_TEST_PAIR(struct dio_case, read_only_direct_read, run_read_only_case,
+	      DIO_ADDR(0), DIO_ADDR(1))
+
 static const struct harness_test mshare_direct_io_tests[] = {
 	{ "direct_io_region", direct_io_region },
 	{ "direct_io_memfd", direct_io_memfd },
+	{ "read_only_direct_read_region", read_only_direct_read_region },
+	{ "read_only_direct_read_memfd", read_only_direct_read_memfd },
 	{ NULL, NULL },
 };
 

@@ -696,7 +696,7 @@ static bool thp_unmodelled(void)
 	static int thp = -1;
 
 	if (thp < 0) {
-		thp = harness_is_dir("/sys/kernel/mm/transparent_hugepage");
+		thp = harness_kernel_has_thp();
 		if (thp)
 			printf("mshare_fuzz: THP advice not drawn: this kernel has THP, the model does not\n");
 	}
@@ -1063,8 +1063,9 @@ static bool lock_all(struct fz_run *run, struct fz_proc *p)
 }
 
 /*
- * mlockall() populates a whole region: not one larger than what a test
- * touches (x86-64's 512 GiB), only UML's GiB.
+ * mlockall() populated a whole region until 0062 of the series: not one
+ * larger than what a test touches (x86-64's 512 GiB), only UML's GiB.
+ * The draws stay as they were, so that a seed replays the same run.
  */
 static bool whole_lock_fits(void)
 {
@@ -1083,10 +1084,10 @@ static int regions_mapped(const struct fz_proc *p)
 /*
  * mlock(), mlock2(), munlock() of a region, all or part: 0, and nothing
  * locked; ENOMEM where nothing is mapped.  Anonymous memory would be
- * locked and populated for real: left out.  mlock() and mlockall() still
- * populate a region (zero pages), up to 1 s a GiB here: a GiB (at most:
- * MSHARE_TOUCH_LEN) or half of one is locked rarely, mlockall() by a
- * process with one region rarely (and only on UML), with more never.
+ * locked and populated for real: left out.  mlock() and mlockall()
+ * populated a region (zero pages, up to 1 s a GiB) until 0062: a GiB (at
+ * most: MSHARE_TOUCH_LEN) or half of one is locked rarely, mlockall() by
+ * a process with one region rarely (and only on UML), with more never.
  */
 bool fz_op_mlock(struct fz_run *run, struct fz_proc *p)
 {

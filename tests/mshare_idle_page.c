@@ -12,6 +12,15 @@
  * entry: the sharer's access must make that PTE young again, or a page in
  * use looks idle (and reclaim would take it).  On UML the sharer's host
  * mapping of the page must go for its next access to fault at all.
+ *
+ * Whether A's own access after the marking sets the bit is the CPU's
+ * business where a translation it cached survives the marking: x86 does
+ * not flush the TLB when the accessed bit is cleared (see
+ * ptep_clear_flush_young()), and an access that hits the TLB sets
+ * nothing, on a memfd as on a region.  There A's stages are printed, not
+ * checked, and B, a process that never had the pages (so every access of
+ * its is a walk of the page tables), reads them: for a region it walks
+ * the region's page tables, and must make the region's PTEs young.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,11 +49,12 @@ enum {
 	IDLE_MARKED,		/* marked idle, nothing accessed since */
 	IDLE_A_READ,		/* marked idle, then A reads every page */
 	IDLE_A_WRITE,		/* marked idle, then A writes every page */
+	IDLE_B_READ,		/* marked idle, then B (a new process) reads */
 	IDLE_STAGES,
 };
 
 static const char *const idle_stage_name[IDLE_STAGES] = {
-	"marked idle", "then A reads", "then A writes",
+	"marked idle", "then A reads", "then A writes", "then B reads",
 };
 
 struct idle_case {
@@ -81,6 +91,30 @@ static void touch_pages(volatile unsigned long *p, bool write)
 			sum += *page_word(p, i);
 	}
 	(void)sum;
+}
+
+/*
+ * B: a process that maps the memory anew and reads every test page.  0,
+ * or nonzero if it could not.
+ */
+static int new_process_reads(const struct shm_target *t)
+{
+	struct harness_child_result res;
+	volatile unsigned long *p;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		p = shm_target_map(t, PROT_READ);
+		if (!p)
+			_exit(1);
+		touch_pages(p, false);
+		_exit(0);
+	}
+	if (harness_wait_child_timeout(pid, CHILD_TIMEOUT, &res))
+		return -1;
+	return res.exited && !res.status ? 0 : -1;
 }
 
 /* The PFN of every test page, from our pagemap; -1 if one is missing. */
@@ -176,6 +210,12 @@ static int idle_child(void *arg)
 		return mshare_report_fail(r, errno);
 	touch_pages(p, true);
 	c->idle[IDLE_A_WRITE] = count_idle(bitmap, pfn);
+	mshare_report_step(r, "mark idle, B reads");
+	if (mark_idle(bitmap, pfn))
+		return mshare_report_fail(r, errno);
+	if (new_process_reads(&c->target))
+		return mshare_report_fail(r, MSHARE_ERR_VALUE);
+	c->idle[IDLE_B_READ] = count_idle(bitmap, pfn);
 	close(bitmap);
 	return mshare_report_done(r);
 }
@@ -186,6 +226,7 @@ static void run_idle_case(struct idle_case *c)
 		[IDLE_MARKED] = IDLE_PAGES,
 		[IDLE_A_READ] = 0,
 		[IDLE_A_WRITE] = 0,
+		[IDLE_B_READ] = 0,
 	};
 	struct harness_child_result res;
 	int i;
@@ -206,9 +247,15 @@ static void run_idle_case(struct idle_case *c)
 	for (i = 0; i < IDLE_STAGES; i++)
 		printf(" %s %ld;", idle_stage_name[i], c->idle[i]);
 	printf("\n");
-	for (i = 0; i < IDLE_STAGES; i++)
+	if (!mshare_old_pte_access_faults())
+		printf("    A's stages not checked: the CPU may have cached the translations\n");
+	for (i = 0; i < IDLE_STAGES; i++) {
+		if ((i == IDLE_A_READ || i == IDLE_A_WRITE) &&
+		    !mshare_old_pte_access_faults())
+			continue;
 		mshare_assert_eq(c->idle[i], want[i], idle_stage_name[i],
 				 __LINE__, __FILE__, __func__);
+	}
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(c->idle, PAGE);
 	mshare_report_free(c->report);

@@ -39,6 +39,7 @@
 #include "shm_target.h"
 
 #define MPROTECT_ADDR(slot)	MSHARE_ADDR(120 + (slot))
+#define WIDENED_ADDR(slot)	MSHARE_ADDR(192 + (slot))
 #define CHILD_TIMEOUT		30
 #define LAYOUT_PATH		"/sys/kernel/debug/mshare/layout"
 
@@ -604,6 +605,38 @@ static void run_mapped_read_only(struct mprotect_case *c)
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 }
 
+/*
+ * A sharer that mapped the memory read-only, from a file opened for
+ * writing, and read it, then makes its mapping writable: its store goes
+ * through.  On x86 its PGD entry, linked while it could only read, has no
+ * _PAGE_RW: the write fault must link it again with the new access, or
+ * the sharer faults on the same store for ever (the child's timeout).
+ */
+static int widened_sharer(void *arg)
+{
+	struct mprotect_case *c = arg;
+	char *p = map_read_only_of_writable(&c->target);
+
+	if (!p)
+		return 100;
+	(void)*(volatile char *)(p + INSIDE_OFF);
+	if (mprotect(p, mshare_unit(), PROT_READ | PROT_WRITE))
+		return 101;
+	*(volatile char *)(p + INSIDE_OFF) = 1;
+	return 0;
+}
+
+static void run_widened_sharer(struct mprotect_case *c)
+{
+	struct harness_child_result res;
+
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(widened_sharer, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), OK);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+}
+
 SHM_TEST_PAIR(struct mprotect_case, read_only_part, run_read_only_part,
 	      MPROTECT_ADDR(0), MPROTECT_ADDR(1))
 SHM_TEST_PAIR(struct mprotect_case, prot_none_part, run_prot_none_part,
@@ -614,6 +647,8 @@ SHM_TEST_PAIR(struct mprotect_case, gup_writes, run_gup_writes,
 	      MPROTECT_ADDR(6), MPROTECT_ADDR(7))
 SHM_TEST_PAIR(struct mprotect_case, mapped_read_only, run_mapped_read_only,
 	      MPROTECT_ADDR(8), MPROTECT_ADDR(9))
+SHM_TEST_PAIR(struct mprotect_case, widened_sharer, run_widened_sharer,
+	      WIDENED_ADDR(0), WIDENED_ADDR(1))
 
 static const struct harness_test mshare_mprotect_tests[] = {
 	{ "read_only_part_region", read_only_part_region },
@@ -626,6 +661,8 @@ static const struct harness_test mshare_mprotect_tests[] = {
 	{ "gup_writes_memfd", gup_writes_memfd },
 	{ "mapped_read_only_region", mapped_read_only_region },
 	{ "mapped_read_only_memfd", mapped_read_only_memfd },
+	{ "widened_sharer_region", widened_sharer_region },
+	{ "widened_sharer_memfd", widened_sharer_memfd },
 	{ NULL, NULL },
 };
 

@@ -178,6 +178,10 @@ static void run_proc_case(struct proc_case *c)
  * sees after accesses of its own and of another sharer (B): with a
  * memfd, A's smaps walks A's own PTEs, so only A's accesses count; with a
  * region, A walks the region's PTEs, which B's accesses set too.
+ * clear_refs does not flush the TLB: where an access through a cached
+ * translation sets no accessed bit (x86), A's own accesses after it are
+ * printed, not checked (mshare_old_pte_access_faults()); B, forked after
+ * the clear, walks the page tables, and MADV_COLD flushes.
  */
 #define REF_PAGES	32
 #define REF_OFF		(4 * PT_SPAN)
@@ -339,10 +343,16 @@ static void run_ref_case(struct ref_case *c)
 	for (i = 0; i < REF_STAGES; i++)
 		printf(" %s %ld;", ref_stage_name[i], c->referenced[i]);
 	printf("\n");
-	for (i = 0; i < REF_STAGES; i++)
+	if (!mshare_old_pte_access_faults())
+		printf("    A's own reads and writes after clear_refs not checked: the CPU may have cached the translations\n");
+	for (i = 0; i < REF_STAGES; i++) {
+		if ((i == REF_A_READ || i == REF_A_WRITE) &&
+		    !mshare_old_pte_access_faults())
+			continue;
 		mshare_assert_eq(c->referenced[i], c->want[i],
 				 ref_stage_name[i], __LINE__, __FILE__,
 				 __func__);
+	}
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(c->referenced, PAGE);
 	mshare_report_free(c->report);

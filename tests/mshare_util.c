@@ -520,3 +520,8 @@ void mshare_assert_child(const struct harness_child_result *res,
 	report_text(cond + len, sizeof(cond) - len, res, r);
 	CU_assertImplementation(ok, line, cond, file, func, CU_FALSE);
 }
+
+bool mshare_old_pte_access_faults(void)
+{
+	return !harness_requires_uml();
+}

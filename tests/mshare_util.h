@@ -55,13 +55,22 @@ struct mshare_dbg {
  * Every test uses its own slot: one unit at its own unit-aligned address,
  * from the first unit at or above 64 GiB (above the binary, its heap and
  * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
- * x86-64 512 GiB + slot * 512 GiB, which keeps slot 191 (the last used)
+ * x86-64 512 GiB + slot * 512 GiB, which keeps slot 193 (the last used)
  * below 100 TiB, far from the stack and mmap base under 128 TiB.
  */
 #define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
 unsigned long mshare_slot_addr(unsigned int slot);
 
 void mshare_path(char *buf, size_t size, const char *name);
+
+/*
+ * Does an access through a translation the CPU may have cached set the
+ * accessed bit of a PTE made old since (clear_refs, idle page tracking,
+ * neither of which flushes the TLB)?  On UML it does: an old PTE is
+ * mapped into the host process with no access (0006 of the series), so
+ * the access faults.  On x86 a TLB hit sets nothing.
+ */
+bool mshare_old_pte_access_faults(void);
 int mshare_create(const char *name);
 int mshare_read_info(int fd, struct mshare_region_info *info);
 int mshare_unlink(const char *name);

@@ -45,6 +45,13 @@ static int region_setup(struct shm_target *t)
 	return res.exited && !res.status ? 0 : -EIO;
 }
 
+/* The length of the memory, of the file and of each mapping */
+static unsigned long shm_target_len(const struct shm_target *t)
+{
+	return t->kind == SHM_MEMFD && t->memfd_size ? t->memfd_size :
+						       mshare_unit();
+}
+
 static int memfd_setup(struct shm_target *t)
 {
 	unsigned long one = 1;
@@ -52,8 +59,7 @@ static int memfd_setup(struct shm_target *t)
 	t->memfd = memfd_create(t->name, MFD_CLOEXEC);
 	if (t->memfd < 0)
 		return -errno;
-	if (ftruncate(t->memfd,
-		      t->memfd_size ? t->memfd_size : mshare_unit()) ||
+	if (ftruncate(t->memfd, shm_target_len(t)) ||
 	    pwrite(t->memfd, &one, sizeof(one), 0) != sizeof(one)) {
 		close(t->memfd);
 		t->memfd = -1;
@@ -81,8 +87,8 @@ void *shm_target_map(const struct shm_target *t, int prot)
 		if (fd < 0)
 			return NULL;
 	}
-	p = mmap((void *)t->addr, mshare_unit(), prot, MAP_SHARED | MAP_FIXED,
-		 fd, 0);
+	p = mmap((void *)t->addr, shm_target_len(t), prot,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
 	if (t->kind == SHM_REGION)
 		close(fd);
 	return p == MAP_FAILED ? NULL : p;
@@ -112,7 +118,7 @@ int shm_target_start_agent(struct mshare_agent *a,
 	if (err)
 		return err;
 	return mshare_agent_do(a, t->kind == SHM_REGION ? AGENT_MAP_FOLLOW :
-			       AGENT_MAP_MEMFD, mshare_unit());
+			       AGENT_MAP_MEMFD, shm_target_len(t));
 }
 
 int shm_target_teardown(struct shm_target *t)

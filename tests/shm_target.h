@@ -22,8 +22,9 @@ struct shm_target {
 	unsigned long addr;	/* where every process maps its unit */
 	int memfd;		/* SHM_MEMFD: inherited by children */
 	/*
-	 * SHM_MEMFD: the file's size if not the whole unit; the mapping past
-	 * it gets SIGBUS, and nothing the kernel walks there allocates.
+	 * SHM_MEMFD: the file's and the mapping's size if not the whole
+	 * unit, for a test whose kernel path walks every page of the
+	 * mapping (a core dump: 134 million pages of 512 GiB on x86-64).
 	 */
 	unsigned long memfd_size;
 };

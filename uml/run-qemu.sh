@@ -6,7 +6,7 @@
 #
 # usage: run-qemu.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
 #                    [--results HOSTDIR] [--cpus N] [--host-root] [--quiet]
-#                    [--] [KERNEL_ARG...]
+#                    [--tcg-skip FILE] [--] [KERNEL_ARG...]
 #
 # KVM when /dev/kvm can make a VM (uml/qemu/kvm-probe.py), TCG otherwise;
 # ACCEL=tcg forces TCG.  The CPU is the host's (KVM) or qemu's "max" (TCG)
@@ -24,6 +24,10 @@
 # --host-root exports the host's / (tag "hostroot") for make prog's
 # programs (tests/user_program.c), as hostfs gives ./linux the host's /.
 #
+# --tcg-skip FILE: under TCG, leave out the suites FILE lists (one a line,
+# its reason after it; '#' comments), printed, and reported by the harness
+# as skipped (harness.skip=).  With KVM they run.
+#
 # The harness writes its exit code to qemu's isa-debug-exit port; qemu then
 # exits with 2 * code + 1.  Any other end (a panic: panic=-1 and -no-reboot
 # make qemu exit; a power-off without a code) is no verdict.
@@ -40,6 +44,7 @@ results=
 quiet=
 cpus=2
 host_root=
+tcg_skip=
 
 die() {
 	echo "run-qemu: $*" >&2
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--host-root) host_root=1; shift ;;
+	--tcg-skip) tcg_skip=$2; shift 2 ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
 	esac
@@ -70,6 +76,7 @@ for n in "$timeout" "$cpus" "${MEM_MB:-1024}"; do
 	esac
 done
 
+# shellcheck disable=SC2054 # qemu's option values have commas of their own
 if [ "${ACCEL:-}" = tcg ]; then
 	accel=(-accel tcg -cpu max,la57=off)
 	accel_why="tcg: forced by ACCEL=tcg"
@@ -78,6 +85,11 @@ elif accel_why=$(python3 "$root/uml/qemu/kvm-probe.py"); then
 else
 	accel=(-accel tcg -cpu max,la57=off)
 fi
+[ -z "$tcg_skip" ] || [ -r "$tcg_skip" ] || die "--tcg-skip: $tcg_skip not found"
+skip=
+if [ -n "$tcg_skip" ] && [ "${accel[1]}" = tcg ]; then
+	skip=$(grep -v '^#' "$tcg_skip" | awk 'NF { print $1 }' | paste -sd, -)
+fi
 
 mkdir -p "$(dirname "$log")"
 workdir=$(mktemp -d)
@@ -85,6 +97,7 @@ trap 'rm -rf "$workdir"' EXIT
 
 read -r -a args < <(grep -v '^#' "$root/uml/qemu/boot.args")
 [ -n "$tests" ] && args+=("harness.run=$tests")
+[ -n "$skip" ] && args+=("harness.skip=$skip")
 # shellcheck disable=SC2054 # qemu's option values have commas of their own
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "${MEM_MB:-1024}"
 	-kernel "$kernel" -initrd "$initrd"
@@ -116,6 +129,10 @@ args+=("$@")
 
 {
 	echo "run-qemu: ${accel_why}, $cpus CPUs"
+	if [ -n "$skip" ]; then
+		echo "run-qemu: tcg: leaving out the suites of ${tcg_skip#"$root"/}:"
+		grep -v '^#' "$tcg_skip" | awk 'NF' | sed 's/^/run-qemu:   /'
+	fi
 	echo "run-qemu: ${qemu[*]} -append '${args[*]}'"
 } >"$log"
 [ -n "$quiet" ] || cat "$log"
