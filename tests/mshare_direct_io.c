@@ -132,21 +132,41 @@ static int reading_sharer(void *arg)
 	return mshare_report_done(r);
 }
 
-static void run_dio_case(struct dio_case *c)
+/* One process of a case's plan, and where it is to fail (NULL: nowhere) */
+struct dio_sharer {
+	int (*fn)(void *arg);
+	const char *fails_at;
+	int err;
+};
+
+/* The processes of @plan, one after another, on a memory made for them */
+static void run_plan(struct dio_case *c, const struct dio_sharer *plan,
+		     size_t n)
 {
 	struct harness_child_result res;
+	size_t i;
 
 	c->report = mshare_report_new();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
 	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(direct_io_sharer, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(reading_sharer, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(harness_run_child_timeout(plan[i].fn, c,
+							 CHILD_TIMEOUT, &res),
+				0);
+		MSHARE_ASSERT_CHILD(&res, c->report, plan[i].fails_at,
+				    plan[i].err);
+	}
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	mshare_report_free(c->report);
+}
+
+static void run_dio_case(struct dio_case *c)
+{
+	static const struct dio_sharer plan[] = {
+		{ .fn = direct_io_sharer }, { .fn = reading_sharer },
+	};
+
+	run_plan(c, plan, ARRAY_SIZE(plan));
 }
 
 SHM_TEST_PAIR(struct dio_case, direct_io, run_dio_case,
@@ -212,23 +232,14 @@ static int checking_sharer(void *arg)
 
 static void run_read_only_case(struct dio_case *c)
 {
-	struct harness_child_result res;
+	static const struct dio_sharer plan[] = {
+		{ .fn = writing_sharer },
+		{ .fn = read_only_sharer,
+		  .fails_at = "O_DIRECT read into PROT_READ", .err = EFAULT },
+		{ .fn = checking_sharer },
+	};
 
-	c->report = mshare_report_new();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
-	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(writing_sharer, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(read_only_sharer, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report,
-			    "O_DIRECT read into PROT_READ", EFAULT);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(checking_sharer, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
-	mshare_report_free(c->report);
+	run_plan(c, plan, ARRAY_SIZE(plan));
 }
 
 SHM_TEST_PAIR(struct dio_case, read_only_direct_read, run_read_only_case,

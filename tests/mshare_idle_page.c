@@ -247,15 +247,8 @@ static void run_idle_case(struct idle_case *c)
 	for (i = 0; i < IDLE_STAGES; i++)
 		printf(" %s %ld;", idle_stage_name[i], c->idle[i]);
 	printf("\n");
-	if (!mshare_old_pte_access_faults())
-		printf("    A's stages not checked: the CPU may have cached the translations\n");
-	for (i = 0; i < IDLE_STAGES; i++) {
-		if ((i == IDLE_A_READ || i == IDLE_A_WRITE) &&
-		    !mshare_old_pte_access_faults())
-			continue;
-		mshare_assert_eq(c->idle[i], want[i], idle_stage_name[i],
-				 __LINE__, __FILE__, __func__);
-	}
+	MSHARE_ASSERT_STAGES(c->idle, want, idle_stage_name, IDLE_STAGES,
+			     1UL << IDLE_A_READ | 1UL << IDLE_A_WRITE);
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(c->idle, PAGE);
 	mshare_report_free(c->report);

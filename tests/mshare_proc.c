@@ -343,16 +343,8 @@ static void run_ref_case(struct ref_case *c)
 	for (i = 0; i < REF_STAGES; i++)
 		printf(" %s %ld;", ref_stage_name[i], c->referenced[i]);
 	printf("\n");
-	if (!mshare_old_pte_access_faults())
-		printf("    A's own reads and writes after clear_refs not checked: the CPU may have cached the translations\n");
-	for (i = 0; i < REF_STAGES; i++) {
-		if ((i == REF_A_READ || i == REF_A_WRITE) &&
-		    !mshare_old_pte_access_faults())
-			continue;
-		mshare_assert_eq(c->referenced[i], c->want[i],
-				 ref_stage_name[i], __LINE__, __FILE__,
-				 __func__);
-	}
+	MSHARE_ASSERT_STAGES(c->referenced, c->want, ref_stage_name,
+			     REF_STAGES, 1UL << REF_A_READ | 1UL << REF_A_WRITE);
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(c->referenced, PAGE);
 	mshare_report_free(c->report);

@@ -525,3 +525,24 @@ bool mshare_old_pte_access_faults(void)
 {
 	return !harness_requires_uml();
 }
+
+void mshare_assert_stages(const long *got, const long *want,
+			  const char *const *names, int n,
+			  unsigned long own_mask, unsigned int line,
+			  const char *file, const char *func)
+{
+	bool check_own = mshare_old_pte_access_faults();
+	int i;
+
+	if (!check_own)
+		printf("    not checked (the CPU may have cached the translations):");
+	for (i = 0; i < n; i++) {
+		if (!check_own && (own_mask & (1UL << i)))
+			printf(" %s;", names[i]);
+		else
+			mshare_assert_eq(got[i], want[i], names[i], line,
+					 file, func);
+	}
+	if (!check_own)
+		printf("\n");
+}

@@ -71,6 +71,21 @@ void mshare_path(char *buf, size_t size, const char *name);
  * the access faults.  On x86 a TLB hit sets nothing.
  */
 bool mshare_old_pte_access_faults(void);
+
+/*
+ * The stages of an accessed-bit test: what each counted (@got) against
+ * what it should (@want), by @names.  The stages in @own_mask (bit i for
+ * stage i) are a process's own accesses after the bit was cleared: they
+ * are checked only where mshare_old_pte_access_faults(), else named as
+ * not checked.
+ */
+#define MSHARE_ASSERT_STAGES(got, want, names, n, own_mask)		\
+	mshare_assert_stages((got), (want), (names), (n), (own_mask),	\
+			     __LINE__, __FILE__, __func__)
+void mshare_assert_stages(const long *got, const long *want,
+			  const char *const *names, int n,
+			  unsigned long own_mask, unsigned int line,
+			  const char *file, const char *func);
 int mshare_create(const char *name);
 int mshare_read_info(int fd, struct mshare_region_info *info);
 int mshare_unlink(const char *name);
