@@ -63,10 +63,6 @@ static int kmemleak_print_report(void)
 }
 
 /*
- * Returns the number of unreferenced objects kmemleak reports, 0 when
- * kmemleak is not available (the host build, or a kernel without it).
- */
-/*
  * kmemleak=off on the kernel command line: a boot that checks something
  * else than leaks (a negative control, a selection) and spares itself
  * kmemleak's cost and its 5 s wait.  The kernel then refuses a scan.
@@ -81,6 +77,10 @@ static bool kmemleak_turned_off(void)
 		!strncmp(cmdline, "kmemleak=off", strlen("kmemleak=off")));
 }
 
+/*
+ * Returns the number of unreferenced objects kmemleak reports, 0 when
+ * kmemleak is not available (the host build, or a kernel without it).
+ */
 int kmemleak_final_scan(void)
 {
 	int ret;

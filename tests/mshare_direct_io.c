@@ -116,20 +116,29 @@ static int direct_io_sharer(void *arg)
 	return mshare_report_done(r);
 }
 
-/* Another process sees what the device wrote into the memory */
-static int reading_sharer(void *arg)
+/*
+ * Another process maps the memory read-only and finds the pattern of
+ * @tag at @off: 0, or 1 with the report saying where it failed.
+ */
+static int sharer_finds(struct dio_case *c, unsigned long off, int tag,
+			const char *step)
 {
-	struct dio_case *c = arg;
 	struct mshare_report *r = c->report;
 	unsigned long *p;
 
 	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
 	if (!p)
 		return 1;
-	mshare_report_step(r, "what the disk read into it");
-	if (!holds_pattern(at(p, DST_OFF), 1))
+	mshare_report_step(r, step);
+	if (!holds_pattern(at(p, off), tag))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	return mshare_report_done(r);
+}
+
+/* Another process sees what the device wrote into the memory */
+static int reading_sharer(void *arg)
+{
+	return sharer_finds(arg, DST_OFF, 1, "what the disk read into it");
 }
 
 /* One process of a case's plan, and where it is to fail (NULL: nowhere) */
@@ -217,17 +226,8 @@ static int read_only_sharer(void *arg)
 /* ... and the pages keep what the other process wrote */
 static int checking_sharer(void *arg)
 {
-	struct dio_case *c = arg;
-	struct mshare_report *r = c->report;
-	unsigned long *p;
-
-	p = shm_target_map_step(&c->target, PROT_READ, r, "map read-only");
-	if (!p)
-		return 1;
-	mshare_report_step(r, "the memory holds what was written");
-	if (!holds_pattern(at(p, RO_OFF), RO_TAG))
-		return mshare_report_fail(r, MSHARE_ERR_VALUE);
-	return mshare_report_done(r);
+	return sharer_finds(arg, RO_OFF, RO_TAG,
+			    "the memory holds what was written");
 }
 
 static void run_read_only_case(struct dio_case *c)
