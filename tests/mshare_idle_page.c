@@ -137,17 +137,22 @@ static int read_pfns(volatile unsigned long *p, uint64_t *pfn)
 	return ret;
 }
 
-/* Mark every test page idle: one bitmap word per page, its bit alone. */
+/*
+ * Mark every test page idle: one bitmap word per page, its bit alone.
+ * 0, errno, or MSHARE_ERR_VALUE for a short write.
+ */
 static int mark_idle(int bitmap, const uint64_t *pfn)
 {
 	uint64_t word;
+	ssize_t n;
 	int i;
 
 	for (i = 0; i < IDLE_PAGES; i++) {
 		word = 1ULL << (pfn[i] % 64);
-		if (pwrite(bitmap, &word, sizeof(word),
-			   pfn[i] / 64 * sizeof(word)) != sizeof(word))
-			return -1;
+		n = pwrite(bitmap, &word, sizeof(word),
+			   pfn[i] / 64 * sizeof(word));
+		if (n != sizeof(word))
+			return n < 0 ? errno : MSHARE_ERR_VALUE;
 	}
 	return 0;
 }
@@ -175,7 +180,7 @@ static int idle_child(void *arg)
 	uint64_t pfn[IDLE_PAGES];
 	volatile unsigned long *p;
 	volatile char *filler;
-	int bitmap, i;
+	int bitmap, err, i;
 
 	p = shm_target_map_step(&c->target, PROT_READ | PROT_WRITE, r, "map");
 	if (!p)
@@ -197,22 +202,26 @@ static int idle_child(void *arg)
 		return mshare_report_fail(r, errno);
 
 	mshare_report_step(r, "mark idle");
-	if (mark_idle(bitmap, pfn))
-		return mshare_report_fail(r, errno);
+	err = mark_idle(bitmap, pfn);
+	if (err)
+		return mshare_report_fail(r, err);
 	c->idle[IDLE_MARKED] = count_idle(bitmap, pfn);
 	mshare_report_step(r, "mark idle, A reads");
-	if (mark_idle(bitmap, pfn))
-		return mshare_report_fail(r, errno);
+	err = mark_idle(bitmap, pfn);
+	if (err)
+		return mshare_report_fail(r, err);
 	touch_pages(p, false);
 	c->idle[IDLE_A_READ] = count_idle(bitmap, pfn);
 	mshare_report_step(r, "mark idle, A writes");
-	if (mark_idle(bitmap, pfn))
-		return mshare_report_fail(r, errno);
+	err = mark_idle(bitmap, pfn);
+	if (err)
+		return mshare_report_fail(r, err);
 	touch_pages(p, true);
 	c->idle[IDLE_A_WRITE] = count_idle(bitmap, pfn);
 	mshare_report_step(r, "mark idle, B reads");
-	if (mark_idle(bitmap, pfn))
-		return mshare_report_fail(r, errno);
+	err = mark_idle(bitmap, pfn);
+	if (err)
+		return mshare_report_fail(r, err);
 	if (new_process_reads(&c->target))
 		return mshare_report_fail(r, MSHARE_ERR_VALUE);
 	c->idle[IDLE_B_READ] = count_idle(bitmap, pfn);
@@ -257,7 +266,66 @@ static void run_idle_case(struct idle_case *c)
 SHM_TEST_PAIR(struct idle_case, accessed_after_idle, run_idle_case,
 	      MSHARE_ADDR(15), MSHARE_ADDR(16))
 
+/*
+ * The end of the last zone, from /proc/zoneinfo: each populated zone
+ * prints "spanned N" and later "start_pfn: S".  -1 if there is none.
+ */
+static long zones_end_pfn(void)
+{
+	static char text[65536];
+	long spanned = 0, start, end = -1;
+	char *line, *save;
+
+	if (harness_read_file("/proc/zoneinfo", text, sizeof(text)) < 0)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, " spanned %ld", &spanned) == 1)
+			continue;
+		if (sscanf(line, " start_pfn: %ld", &start) == 1 && spanned &&
+		    start + spanned > end) {
+			end = start + spanned;
+			spanned = 0;
+		}
+	}
+	return end;
+}
+
+/*
+ * The bitmap has a bit for every PFN below the end of memory, one 64-bit
+ * word for 64 PFNs.  Where memory does not end on a multiple of 64 pages
+ * (x86 under qemu: the firmware keeps the top of RAM), the last word
+ * covers its pages part way, and must read and write as any other word:
+ * otherwise a read of it is an early end of file, a write of it returns
+ * 0 without marking anything, and the pages in it can never be tracked.
+ */
+static void bitmap_covers_every_pfn(void)
+{
+	long end_pfn = zones_end_pfn();
+	uint64_t words[512], zero = 0;
+	off_t size = 0, want;
+	ssize_t n;
+	int fd;
+
+	CU_ASSERT_FATAL(end_pfn > 0);
+	want = (end_pfn + 63) / 64 * sizeof(uint64_t);
+	fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	while ((n = pread(fd, words, sizeof(words), size)) > 0)
+		size += n;
+	printf("\n    memory ends at PFN %#lx (%ld past a word); bitmap read: %lld bytes, want %lld\n",
+	       end_pfn, end_pfn % 64, (long long)size, (long long)want);
+	MSHARE_ASSERT_EQ(n, 0);
+	MSHARE_ASSERT_EQ(size, want);
+	/* A word of zeroes marks nothing idle. */
+	MSHARE_ASSERT_EQ(pwrite(fd, &zero, sizeof(zero), want - sizeof(zero)),
+			 sizeof(zero));
+	MSHARE_ASSERT_ERRNO(pwrite(fd, &zero, sizeof(zero), want), ENXIO);
+	close(fd);
+}
+
 static const struct harness_test mshare_idle_page_tests[] = {
+	{ "bitmap_covers_every_pfn", bitmap_covers_every_pfn },
 	{ "accessed_after_idle_region", accessed_after_idle_region },
 	{ "accessed_after_idle_memfd", accessed_after_idle_memfd },
 	{ NULL, NULL },
