@@ -170,10 +170,13 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&a, "rc_freed", FREED_ADDR,
 						 0), 0);
-	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
-			0);
 	CU_ASSERT_EQUAL_FATAL(mshare_agent_start(&b, "rc_freed", FREED_ADDR,
 						 0), 0);
+	/* Pages the agents share with us would be copied as we write them */
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_OWN_PAGES, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_OWN_PAGES, 0), 0);
+	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_MAP_CREATE, mshare_unit()),
+			0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
 	before = mshare_free_kb();
 	anon_before = harness_meminfo_kb("AnonPages");

@@ -234,6 +234,23 @@ static int agent_mprotect(struct mshare_agent *a, unsigned long off,
 	return mprotect((void *)(a->addr + off), len, prot) ? errno : 0;
 }
 
+/*
+ * An agent shares every private page with the test process that forked
+ * it, until one of them writes the page: then the writer gets a copy, a
+ * new anonymous page, while the other keeps the old one.  The test's own
+ * writes (its stack, the buffers of its /proc readers) would so add to
+ * AnonPages while the agents live.  mlock() faults a writable private
+ * mapping in for writing, which gives the agent its own copy of every
+ * such page at once; the test's pages are then its own again, and its
+ * writes copy nothing.
+ */
+static int agent_own_pages(void)
+{
+	if (mlockall(MCL_CURRENT))
+		return AGENT_ERR_MLOCK;
+	return munlockall() ? AGENT_ERR_MLOCK : 0;
+}
+
 static int agent_cmd(struct mshare_agent *a, char cmd, unsigned long arg)
 {
 	volatile unsigned long *w;
@@ -277,6 +294,8 @@ static int agent_cmd(struct mshare_agent *a, char cmd, unsigned long arg)
 		return a->vmpte_delta;
 	case AGENT_UNMAP:
 		return munmap((void *)a->addr, a->size) ? AGENT_ERR_MUNMAP : 0;
+	case AGENT_OWN_PAGES:
+		return agent_own_pages();
 	case AGENT_MPROTECT:
 		return agent_mprotect(a, AGENT_MPROTECT_OFF(arg), arg >> 40,
 				      arg & (PAGE - 1));

@@ -124,6 +124,7 @@ enum {
 	AGENT_PT_DELTA = 'P',	/* PageTables kB growth during the last touch */
 	AGENT_VMPTE_DELTA = 'V',	/* VmPTE kB growth during the last touch */
 	AGENT_MPROTECT = 'p',	/* AGENT_MPROTECT_ARG(); replies errno or 0 */
+	AGENT_OWN_PAGES = 'O',	/* own copies of our pages (before a map) */
 	AGENT_EXIT = 'X',
 };
 
@@ -146,6 +147,7 @@ enum {
 	AGENT_ERR_MUNMAP,
 	AGENT_ERR_CHECK,
 	AGENT_ERR_PROTO,
+	AGENT_ERR_MLOCK,
 };
 
 struct mshare_agent {
