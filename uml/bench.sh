@@ -1,16 +1,32 @@
 #!/bin/bash
-# make bench: boot ./linux with the explicit-only "bench" suite
-# (tests/bench_pgtables.c), which attaches N = 1..512 processes to one 1 GiB
-# region, mshare and MAP_SHARED memfd, and prints its data as "bench-csv: "
-# lines.  Here: extract them into build/bench/pgtables.csv, plot
-# build/bench/pgtables.png, print the table, the goals and the 1500 x 300 GB
-# extrapolation.
+# make bench: boot ./linux (or, with --arch x86_64, the x86_64 kernel under
+# qemu) with the explicit-only "bench" suite (tests/bench_pgtables.c),
+# which attaches N = 1..512 processes to one region (1 GiB of it touched),
+# mshare and MAP_SHARED memfd, and prints its data as "bench-csv: " lines.
+# Here: extract them into build/bench/pgtables.csv (build/x86_64/bench/),
+# plot pgtables.png next to it, print the table, the goals and the 1500 x
+# 300 GB extrapolation; on x86_64, also the table side by side with
+# ./linux's last run when there is one (uml/bench_compare.py).
 #
-# usage: bench.sh   (env: BENCH_MEM=3G, BENCH_TIMEOUT=900 seconds)
+# usage: bench.sh [--arch um|x86_64] [--cpus N]
+#        (env: BENCH_MEM=3G, BENCH_TIMEOUT=900 seconds)
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=$root/build/bench
+arch=um
+cpus=2
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) arch=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	*) echo "bench: unknown option $1 (see the usage line in $0)" >&2; exit 2 ;;
+	esac
+done
+case "$arch" in
+um) out=$root/build/bench ;;
+x86_64) out=$root/build/x86_64/bench ;;
+*) echo "bench: --arch um or x86_64, not '$arch'" >&2; exit 2 ;;
+esac
 log=$out/bench.log
 csv=$out/pgtables.csv
 dat=$out/pgtables.dat
@@ -28,17 +44,23 @@ command -v gnuplot >/dev/null || die "gnuplot not found (make deps installs gnup
 mkdir -p "$out"
 rm -f "$csv" "$dat" "$png"
 
-# Without host ASLR UML's memory layout, and so MemTotal, is the same on
-# every boot.
-if command -v setarch >/dev/null; then
-	export LINUX_WRAPPER="setarch x86_64 -R"
-fi
-
 start=$(date +%s)
-echo "bench: booting ./linux mem=$mem harness.run=bench (about 6 minutes; console in $log)"
 rc=0
-bash "$root/uml/run-linux.sh" --timeout "$timeout" --log "$log" \
-	--tests bench -- "mem=$mem" || rc=$?
+if [ "$arch" = x86_64 ]; then
+	echo "bench: booting the x86_64 kernel, $cpus CPUs, ${mem}iB, harness.run=bench (console in $log)"
+	MEM_MB=$(numfmt --from=iec --to-unit=Mi "$mem") bash "$root/uml/run-qemu.sh" \
+		--quiet --cpus "$cpus" --timeout "$timeout" --log "$log" --tests bench || rc=$?
+	head -n 1 "$log"
+else
+	# Without host ASLR UML's memory layout, and so MemTotal, is the same
+	# on every boot.
+	if command -v setarch >/dev/null; then
+		export LINUX_WRAPPER="setarch x86_64 -R"
+	fi
+	echo "bench: booting ./linux mem=$mem harness.run=bench (about 6 minutes; console in $log)"
+	bash "$root/uml/run-linux.sh" --timeout "$timeout" --log "$log" \
+		--tests bench -- "mem=$mem" || rc=$?
+fi
 elapsed=$(($(date +%s) - start))
 
 # The header comes once per test; a kernel message may precede a line.
@@ -164,5 +186,9 @@ awk -F, -v gib_sga=300 -v procs=1500 -v article_gb=878 '
 
 echo
 echo "bench: $rows runs in $csv, plot $png"
+if [ "$arch" = x86_64 ]; then
+	echo
+	python3 "$root/uml/bench_compare.py" "$root/build/bench/pgtables.csv" "$csv"
+fi
 echo "bench: make bench took $((elapsed / 60))m$((elapsed % 60))s (boot to power-off)"
-[ "$rc" -eq 0 ] || die "./linux exited $rc (see $log): the figures above may be incomplete"
+[ "$rc" -eq 0 ] || die "the $arch kernel exited $rc (see $log): the figures above may be incomplete"

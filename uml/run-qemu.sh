@@ -6,9 +6,9 @@
 #
 # usage: run-qemu.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
 #                    [--results HOSTDIR] [--cpus N] [--host-root] [--quiet]
-#                    [--tcg-skip FILE] [--] [KERNEL_ARG...]
+#                    [--] [KERNEL_ARG...]
 #
-# KVM when /dev/kvm can make a VM (uml/qemu/kvm-probe.py), TCG otherwise;
+# KVM when a guest boots with it (uml/qemu/kvm-probe.py), TCG otherwise;
 # ACCEL=tcg forces TCG.  The CPU is the host's (KVM) or qemu's "max" (TCG)
 # without LA57: 4-level paging, where a v2 region is PGDIR_SIZE, 512 GiB
 # (with 5 levels it would be 256 TiB, more than user space below the
@@ -24,9 +24,11 @@
 # --host-root exports the host's / (tag "hostroot") for make prog's
 # programs (tests/user_program.c), as hostfs gives ./linux the host's /.
 #
-# --tcg-skip FILE: under TCG, leave out the suites FILE lists (one a line,
-# its reason after it; '#' comments), printed, and reported by the harness
-# as skipped (harness.skip=).  With KVM they run.
+# Under TCG a run without --tests leaves out the suites of
+# uml/qemu/tcg-skip.txt (one a line, its reason after it; '#' comments),
+# printed, and reported by the harness as skipped (harness.skip=): they
+# take minutes each when every instruction is emulated.  With KVM, or
+# when --tests names them, they run.
 #
 # The harness writes its exit code to qemu's isa-debug-exit port; qemu then
 # exits with 2 * code + 1.  Any other end (a panic: panic=-1 and -no-reboot
@@ -44,7 +46,7 @@ results=
 quiet=
 cpus=2
 host_root=
-tcg_skip=
+tcg_skip=$root/uml/qemu/tcg-skip.txt
 
 die() {
 	echo "run-qemu: $*" >&2
@@ -60,7 +62,6 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--host-root) host_root=1; shift ;;
-	--tcg-skip) tcg_skip=$2; shift 2 ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
 	esac
@@ -77,17 +78,20 @@ for n in "$timeout" "$cpus" "${MEM_MB:-1024}"; do
 done
 
 # shellcheck disable=SC2054 # qemu's option values have commas of their own
+kvm_accel=(-accel kvm -cpu host,la57=off)
+# shellcheck disable=SC2054
+tcg_accel=(-accel tcg -cpu max,la57=off)
 if [ "${ACCEL:-}" = tcg ]; then
-	accel=(-accel tcg -cpu max,la57=off)
+	accel=("${tcg_accel[@]}")
 	accel_why="tcg: forced by ACCEL=tcg"
-elif accel_why=$(python3 "$root/uml/qemu/kvm-probe.py"); then
-	accel=(-accel kvm -cpu host,la57=off)
+elif accel_why=$(python3 "$root/uml/qemu/kvm-probe.py" --kernel "$kernel" \
+		--cache "$out/kvm-probe.cache" -- "${kvm_accel[@]}"); then
+	accel=("${kvm_accel[@]}")
 else
-	accel=(-accel tcg -cpu max,la57=off)
+	accel=("${tcg_accel[@]}")
 fi
-[ -z "$tcg_skip" ] || [ -r "$tcg_skip" ] || die "--tcg-skip: $tcg_skip not found"
 skip=
-if [ -n "$tcg_skip" ] && [ "${accel[1]}" = tcg ]; then
+if [ -z "$tests" ] && [ "${accel[1]}" = tcg ]; then
 	skip=$(grep -v '^#' "$tcg_skip" | awk 'NF { print $1 }' | paste -sd, -)
 fi
 
@@ -128,7 +132,7 @@ fi
 args+=("$@")
 
 {
-	echo "run-qemu: ${accel_why}, $cpus CPUs"
+	echo "run-qemu: $cpus CPUs, ${accel_why}"
 	if [ -n "$skip" ]; then
 		echo "run-qemu: tcg: leaving out the suites of ${tcg_skip#"$root"/}:"
 		grep -v '^#' "$tcg_skip" | awk 'NF' | sed 's/^/run-qemu:   /'
