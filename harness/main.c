@@ -25,12 +25,15 @@
 #include "run_results.h"
 #include "selection.h"
 #include "suite_registry.h"
+#include "test_times.h"
 #include "test_util.h"
 
 #define EXIT_PASS	0
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
 #define CMDLINE_MAX	4096
+/* How many tests the end of the run names with their times. */
+#define SLOWEST_TESTS	10
 
 static struct harness_options opts;
 static struct selection sel;
@@ -50,6 +53,7 @@ static void release_state(bool in_child)
 	selection_free(&sel);
 	selection_free(&skip);
 	options_free(&opts);
+	test_times_free();
 }
 
 const struct harness_options *harness_options(void)
@@ -148,6 +152,7 @@ static int report_verdict(const struct run_end *end, bool results_failed)
 
 	printf("\nharness: %u passed, %u failed, %u skipped\n", passed, failed,
 	       requirements_skipped_tests());
+	test_times_print_slowest(SLOWEST_TESTS);
 	printf("harness: verdict %s\n", failed ? "FAIL" : "PASS");
 	return failed ? EXIT_FAIL : EXIT_PASS;
 }

@@ -3,13 +3,16 @@
  * The results as JUnit XML, the format CI systems read: testsuites,
  * a testsuite per suite, a testcase per case, with failure (the first
  * message as its message, all of them as its text) or skipped (the
- * reason).  uml/junit.xsd is the schema `make test` checks it against.
+ * reason).  Each has its time in seconds: a case's own (0 when it ran no
+ * test), a suite's and the whole run's the sum of their cases'.
+ * uml/junit.xsd is the schema `make test` checks it against.
  */
 #include <stdio.h>
 
 #include "results_file.h"
 #include "results_junit.h"
 #include "run_results.h"
+#include "test_times.h"
 
 struct failure_text {
 	FILE *f;
@@ -52,6 +55,7 @@ static void put_case(FILE *f, const struct result_suite *rs,
 	xml_put_escaped(f, rs->name);
 	fprintf(f, "\" name=\"");
 	xml_put_escaped(f, c->name);
+	fprintf(f, "\" time=\"" MSEC_FMT, MSEC_ARGS(c->msec));
 	if (c->status == RESULT_PASS) {
 		fprintf(f, "\"/>\n");
 		return;
@@ -76,8 +80,8 @@ static void put_suite(FILE *f, const struct result_suite *rs)
 		skipped += rs->cases[i].status == RESULT_SKIP;
 	fprintf(f, "  <testsuite name=\"");
 	xml_put_escaped(f, rs->name);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n",
-		rs->count, rs->failed, skipped);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"" MSEC_FMT "\">\n",
+		rs->count, rs->failed, skipped, MSEC_ARGS(rs->msec));
 	for (i = 0; i < rs->count; i++)
 		put_case(f, rs, &rs->cases[i]);
 	fprintf(f, "  </testsuite>\n");
@@ -89,8 +93,9 @@ static void write_junit(FILE *f, const void *arg)
 	size_t i;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<testsuites name=\"mshare-uml\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n",
-		r->passed + r->failed + r->skipped, r->failed, r->skipped);
+		   "<testsuites name=\"mshare-uml\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"" MSEC_FMT "\">\n",
+		r->passed + r->failed + r->skipped, r->failed, r->skipped,
+		MSEC_ARGS(r->msec));
 	for (i = 0; i < r->count; i++)
 		put_suite(f, &r->suites[i]);
 	fprintf(f, "</testsuites>\n");

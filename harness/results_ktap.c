@@ -2,16 +2,18 @@
 /*
  * The results as KTAP version 1 (Documentation/dev-tools/ktap.rst), the
  * format of the kernel's own tests, so that `kunit.py parse` reads them:
- * one subtest level per suite, as KUnit prints them; a failed case's
- * messages as diagnostic lines just before its result line, where
- * kunit.py takes them for that case's log; skipped cases (and suites)
- * with "# SKIP reason".
+ * one subtest level per suite, as KUnit prints them; before a case's
+ * result line, where kunit.py takes them for that case's log, diagnostic
+ * lines: a failed case's messages, then every case's time ("# duration:
+ * S.SSS s", 0 when it ran no test); skipped cases (and suites) with
+ * "# SKIP reason".
  */
 #include <stdio.h>
 
 #include "results_file.h"
 #include "results_ktap.h"
 #include "run_results.h"
+#include "test_times.h"
 
 #define INDENT	"    "
 
@@ -36,6 +38,7 @@ static void put_case(FILE *f, const struct result_case *c, size_t n)
 	struct diag d = { .f = f, .name = c->name };
 
 	result_case_messages(c, put_diagnostic, &d);
+	fprintf(f, INDENT "# duration: " MSEC_FMT " s\n", MSEC_ARGS(c->msec));
 	fprintf(f, INDENT "%s %zu %s", c->status == RESULT_FAIL ?
 		"not ok" : "ok", n, c->name);
 	if (c->status == RESULT_SKIP)

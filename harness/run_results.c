@@ -15,6 +15,7 @@
 
 #include "run_results.h"
 #include "suite_registry.h"
+#include "test_times.h"
 
 #define MESSAGE_MAX	2048
 
@@ -74,6 +75,7 @@ static int add_tests(struct result_suite *rs, const struct harness_suite *s)
 		if (!c)
 			return -ENOMEM;
 		c->test = test;
+		c->msec = test_times_msec(test);
 	}
 	return 0;
 }
@@ -137,7 +139,9 @@ static void count(struct run_results *r)
 			r->passed += c->status == RESULT_PASS;
 			r->failed += c->status == RESULT_FAIL;
 			r->skipped += c->status == RESULT_SKIP;
+			rs->msec += c->msec;
 		}
+		r->msec += rs->msec;
 	}
 }
 

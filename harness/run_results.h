@@ -24,6 +24,8 @@ struct result_case {
 	const char *why;
 	/* The CUnit test whose failure records say why it failed, or NULL. */
 	CU_pTest test;
+	/* Its wall time; 0 for a case that ran no test (skipped, ...). */
+	unsigned long msec;
 };
 
 struct result_suite {
@@ -33,6 +35,8 @@ struct result_suite {
 	struct result_case *cases;
 	size_t count;
 	unsigned int failed;
+	/* The sum of its cases' times. */
+	unsigned long msec;
 };
 
 /* What the end of the run found outside any test; each one fails it. */
@@ -48,6 +52,8 @@ struct run_results {
 	unsigned int passed;
 	unsigned int failed;
 	unsigned int skipped;
+	/* The sum of all cases' times. */
+	unsigned long msec;
 };
 
 /* The suite that holds the failures of struct run_end. */

@@ -9,6 +9,7 @@
 
 #include "kmsg_watch.h"
 #include "suite_registry.h"
+#include "test_times.h"
 
 static struct harness_suite *suite_head;
 
@@ -58,17 +59,25 @@ const struct harness_test *harness_find_test(const struct harness_suite *s,
 	return NULL;
 }
 
+/*
+ * The test's time ends before the kernel log check, which is the
+ * harness's work, not the test's.  The check is what lets a kernel
+ * warning fail the test that was running when it appeared.
+ */
+static void test_teardown(void)
+{
+	test_times_stop();
+	kmsg_watch_test_teardown();
+}
+
 static int register_one(struct harness_suite *s)
 {
 	const struct harness_test *t;
 
-	/*
-	 * The per-test teardown is the kernel log check: it is what lets a
-	 * kernel warning fail the test that was running when it appeared.
-	 */
 	s->cu_suite = CU_add_suite_with_setup_and_teardown(s->name, s->init,
-							   s->cleanup, NULL,
-							   kmsg_watch_test_teardown);
+							   s->cleanup,
+							   test_times_start,
+							   test_teardown);
 	if (!s->cu_suite)
 		return -1;
 	for (t = s->tests; t->name; t++)

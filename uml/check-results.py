@@ -6,13 +6,17 @@ The harness ends its console with "harness: P passed, F failed, S skipped"
 and names each file it wrote ("harness: KTAP results written to PATH").
 
   ktap:  `kunit.py parse` of the KTAP file must parse it without errors or
-         crashed tests and print the same passed/failed/skipped counts.
+         crashed tests and print the same passed/failed/skipped counts;
+         each case's result line must follow its "# duration: S.SSS s".
   junit: the JUnit file must validate against the schema (xmllint), its
-         testcases must give the same counts, and its totals must agree.
+         testcases must give the same counts, and its totals must agree;
+         each testcase must have a time, each testsuite (and testsuites)
+         the sum of its testcases' times.
 
 Exits 0 when the file agrees, 1 when it does not, 2 on a usage error.
 """
 import argparse
+import decimal
 import os
 import re
 import subprocess
@@ -24,6 +28,9 @@ HARNESS_COUNTS = re.compile(
     r'^harness: (\d+) passed, (\d+) failed, (\d+) skipped$')
 WRITTEN = re.compile(r'^harness: (\S+) results written to (\S+)$')
 KUNIT_SUMMARY = re.compile(r'Testing complete\. Ran (\d+) tests?: ?(.*)$')
+# A case of a suite: one subtest level down.
+KTAP_CASE_RESULT = re.compile(r'^    (ok|not ok) \d+ ')
+KTAP_DURATION = re.compile(r'^    # duration: \d+\.\d{3} s$')
 ANSI = re.compile(r'\x1b\[[0-9;]*m')
 
 
@@ -79,6 +86,15 @@ def kunit_counts(kunit, path):
     raise CheckError(f'kunit.py parse printed no summary:\n{output}')
 
 
+def ktap_missing_durations(path):
+    """How many cases, of how many, lack a duration line just before."""
+    with open(path, errors='replace') as f:
+        ktap = f.read().splitlines()
+    cases = [i for i, line in enumerate(ktap) if KTAP_CASE_RESULT.match(line)]
+    missing = [i for i in cases if not KTAP_DURATION.match(ktap[i - 1])]
+    return len(missing), len(cases)
+
+
 def check_ktap(args, lines):
     path = written_file(lines, 'KTAP', args.results)
     got, summary = kunit_counts(args.kunit, path)
@@ -87,6 +103,11 @@ def check_ktap(args, lines):
     if got['errors'] or got['crashed']:
         problems.append(f"kunit.py found {got['errors']} parse error(s) "
                         f"and {got['crashed']} crashed test(s)")
+    missing, cases = ktap_missing_durations(path)
+    print(f'check-results: duration lines: {cases - missing} of {cases} cases')
+    if missing:
+        problems.append(f'{missing} of {cases} cases have no '
+                        f'"# duration: S.SSS s" line before their result')
     return path, {k: got[k] for k in COUNTS}, problems
 
 
@@ -108,6 +129,33 @@ def junit_counts(root):
     return counts, claimed
 
 
+def seconds(element):
+    """Its time attribute, or None when it has none."""
+    time = element.get('time')
+    return None if time is None else decimal.Decimal(time)
+
+
+def junit_time_problems(root):
+    """Testcases without a time; totals that are not their cases' sums."""
+    problems = []
+    cases = list(root.iter('testcase'))
+    untimed = [c for c in cases if seconds(c) is None]
+    print(f'check-results: time attributes: {len(cases) - len(untimed)} '
+          f'of {len(cases)} testcases, the run {root.get("time")} s')
+    if untimed:
+        problems.append(f'{len(untimed)} of {len(cases)} testcases have no '
+                        f'time, the first {untimed[0].get("classname")}/'
+                        f'{untimed[0].get("name")}')
+        return problems
+    for total in [root] + list(root.iter('testsuite')):
+        want = sum((seconds(c) for c in total.iter('testcase')),
+                   decimal.Decimal(0))
+        if seconds(total) != want:
+            problems.append(f'{total.tag} {total.get("name")} time '
+                            f'{total.get("time")}, its testcases sum {want}')
+    return problems
+
+
 def check_junit(args, lines):
     path = written_file(lines, 'JUnit', args.results)
     run = subprocess.run(['xmllint', '--noout', '--schema', args.schema, path],
@@ -116,13 +164,15 @@ def check_junit(args, lines):
           f'{(run.stderr or run.stdout).strip()}')
     if run.returncode:
         return path, None, [f'{path} does not validate against {args.schema}']
-    counts, claimed = junit_counts(ET.parse(path).getroot())
+    root = ET.parse(path).getroot()
+    counts, claimed = junit_counts(root)
     problems = []
     total = sum(counts.values())
     if claimed != {'tests': total, 'failures': counts['failed'],
                    'skipped': counts['skipped']}:
         problems.append(f'the testsuites totals {claimed} are not those of '
                         f'its testcases ({total} tests, {counts})')
+    problems += junit_time_problems(root)
     return path, counts, problems
 
 
@@ -144,7 +194,8 @@ def main():
         lines = console_lines(args.console)
         want = harness_counts(lines)
         path, got, problems = check(args, lines)
-    except (CheckError, OSError, ET.ParseError, ValueError) as err:
+    except (CheckError, OSError, ET.ParseError, ValueError,
+            decimal.InvalidOperation) as err:
         print(f'check-results: {args.format}: FAIL: {err}')
         return 1
     if got is not None and got != want:
