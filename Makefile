@@ -127,7 +127,7 @@ endif
 endif
 
 .PHONY: all linux deps source config kernel harness run prog test fuzz bench bench-loop valgrind gdb \
-	check-series export-patches clean distclean help selftests selftests-record-base coverage
+	check-series export-patches clean distclean help selftests selftests-record-base coverage docs
 
 all: linux
 
@@ -152,9 +152,11 @@ help:
 	@echo '  make run ARCH=x86_64 [T=...] [CPUS=2] [ACCEL=tcg]  boot it under qemu (KVM if it works, else TCG)'
 	@echo '  make test ARCH=x86_64  the x86_64 stages of make test alone'
 	@echo '  make gdb ARCH=x86_64 [T=...]  qemu gdb stub, gdb on vmlinux, stopped in find_shared_vma'
+	@echo '  make bench ARCH=x86_64  the page-table benchmark under qemu, beside ./linux'"'"'s last run'
 	@echo '  make valgrind     run the host build of the harness under memcheck'
 	@echo '  make check-series build every prefix of mm-patches/series'
 	@echo '  make export-patches  write the commits of build/linux back to mm-patches/'
+	@echo '  make docs         write the generated tables of README.md and docs/ again, then check the docs'
 	@echo '  make config       (re)generate build/obj/.config from uml/config/*.config'
 	@echo '  make harness      build the harness only (build/harness/init, host-harness)'
 	@echo '  make deps         install the Debian packages in uml/packages.txt'
@@ -234,6 +236,8 @@ $(INITRD): $(INITRAMFS_LIST) $(HARNESS_OUT)/init $(OBJ)/usr/gen_init_cpio
 linux: kernel
 
 # CPUS: the x86_64 guest's CPUs; ACCEL=tcg: no KVM even where it works.
+# Without T, a TCG run leaves out the suites of uml/qemu/tcg-skip.txt
+# (run-qemu.sh prints them); T runs what it names.
 CPUS ?= 2
 ACCEL ?=
 ifeq ($(KARCH),x86_64)
@@ -310,7 +314,8 @@ selftests-record-base:
 
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
-	@bash $(ROOT)/uml/bench.sh
+	@$(if $(filter x86_64,$(KARCH)),KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' )bash \
+		$(ROOT)/uml/bench.sh --arch $(KARCH) --cpus $(CPUS)
 
 # The edit-to-verdict loop against kunit.py's (uml/bench-loop.sh): ROUNDS
 # rounds, the suite T (default mshare_refcount), booted with LOOP_BOOT_ARGS;
@@ -343,6 +348,14 @@ endif
 # The harness and tests on the host under memcheck (mshare suites skip there).
 valgrind: harness
 	@bash $(ROOT)/uml/valgrind-harness.sh $(HARNESS_OUT)/host-harness $(BUILD)/valgrind.log
+
+# The tables of README.md and docs/ that are data (the seed table, the
+# suites, the map), written again from their sources (uml/docs_tables.py),
+# then the check that make test runs (uml/check-docs.py).  The suites come
+# from the host build of the harness.
+docs: harness
+	@python3 $(ROOT)/uml/docs_tables.py --write --host-harness $(HARNESS_OUT)/host-harness
+	@python3 $(ROOT)/uml/check-docs.py --host-harness $(HARNESS_OUT)/host-harness
 
 check-series: source
 	@bash $(ROOT)/uml/check-series.sh $(SRC) $(OBJ)-series $(SERIES_FILE) $(FRAGMENTS)

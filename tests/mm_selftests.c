@@ -38,8 +38,8 @@ struct mm_selftest {
 
 /*
  * The selftests that run, in this order, each as a test of this suite
- * named after its binary.  What is left out, and why, is in README.md
- * ("mm selftests").  None takes arguments in run_vmtests.sh; on-fault-limit
+ * named after its binary.  What is left out, and why, is in
+ * docs/selftests.md.  None takes arguments in run_vmtests.sh; on-fault-limit
  * runs there as nobody.
  */
 static const struct mm_selftest mm_selftests[] = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fuzzer's ops that change a region for every process that shares it
- * (README, "mprotect() and mremap() of a region"):
+ * (docs/regions.md, "mprotect() and mremap() of a region"):
  *
  * - mprotect: a process makes all of a region, or the page of one of its
  *   sample words, read-only or PROT_NONE; another process that maps the

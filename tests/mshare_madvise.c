@@ -5,7 +5,7 @@
  * Every advice 6.12 takes, on one page and on the whole of a mapping:
  * what it returns, and whether the data written before it is still there
  * after it.  The region answers as the memfd does, or the difference is
- * in the table below with its reason (and in README's matrix).
+ * in the table below with its reason (and in docs/regions.md's matrix).
  *
  * MADV_DONTFORK: the child does not get the region, and its own memory at
  * the region's addresses is ordinary memory, as after a memfd mapping

@@ -10,7 +10,8 @@
  * mapping: there mprotect() changes the caller's mapping only, and the
  * others go on writing - the documented difference.
  *
- * Rules pinned down here (README, "mprotect() of a region"):
+ * Rules pinned down here (docs/regions.md, "mprotect() and mremap() of a
+ * region"):
  * - what a sharer may do is its own vma's protection and the region's
  *   there, together: a sharer that mapped read-only never writes because
  *   another made the region writable;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # shellcheck disable=SC2016 # gdb expressions, not shell ones, in single quotes
-# Batch gdb run that checks the debugging workflow README describes: boot a
+# Batch gdb run that checks the debugging workflow docs/gdb.md describes: boot a
 # fault-redirection test under gdb with our gdbinit, stop in
 # find_shared_vma(), print a backtrace through handle_mm_fault() and UML's
 # fault path, run the mshare commands and an lx- helper, continue, and require

@@ -345,7 +345,8 @@ print_table() {
 }
 
 # The defect table: each row of seed-defects.tsv with the result its test
-# got, in Markdown (README.md carries a copy) to stdout.  A claim holds when
+# got, in Markdown to stdout (docs/seed-comparison.md has it, with the
+# results of uml/seed-results.tsv: uml/docs_tables.py).  A claim holds when
 # a "fail" test did not pass, or a "pass" test passed.  Writes the claims
 # that do not hold, one per line, to the file $2.
 defect_table() {
@@ -409,7 +410,8 @@ defect_table "$out/results.tsv" "$out/defects.broken" >"$out/defects.md"
 echo
 cat "$out/results.txt"
 echo
-echo "The defects of the seed (${defects#"$root"/}), as README.md shows them:"
+echo "The defects of the seed (${defects#"$root"/}), as docs/seed-comparison.md shows them" \
+	"(python3 uml/docs_tables.py --seed-run $out/results.tsv --write puts this run's results there):"
 cat "$out/defects.md"
 unclaimed=$(unclaimed_failures "$out/results.tsv")
 if [ -n "$unclaimed" ]; then

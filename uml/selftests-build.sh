@@ -4,7 +4,7 @@
 # tools/testing/selftests/mm with make -k, so that one binary that does not
 # build does not stop the others.  Prints the binaries that did not build;
 # which of them run, and why the others do not, is tests/mm_selftests.c and
-# README.md.
+# docs/selftests.md.
 #
 # usage: selftests-build.sh SRC_DIR OUT_DIR
 #   OUT_DIR/hdr: the headers' objects; OUT_DIR/bin: the binaries;
