@@ -186,16 +186,9 @@ def check_link(path, target):
     return None
 
 
-def doc_paths():
-    paths = []
-    for pattern in FILES:
-        paths += sorted(glob.glob(os.path.join(ROOT, pattern)))
-    return paths
-
-
 def check_links(problems):
     count = 0
-    for path in doc_paths():
+    for path in docs_tables.doc_files(FILES):
         for n, target in links_of(path):
             if SCHEME.match(target):
                 continue
@@ -263,7 +256,7 @@ def main():
                if any('table' in p.split('\n')[0] for p in problems) else ''))
         return 1
     print(f'check-docs: PASS: {tables} generated tables up to date, '
-          f'{links} relative links resolve in {len(doc_paths())} files, '
+          f'{links} relative links resolve in {len(docs_tables.doc_files(FILES))} files, '
           f'the map of README.md names all {topics} topic files')
     return 0
 

@@ -285,9 +285,10 @@ GENERATORS = {
 }
 
 
-def doc_files():
+def doc_files(patterns=DOC_FILES):
+    """The files PATTERNS (relative to the checkout) name, sorted each."""
     paths = []
-    for pattern in DOC_FILES:
+    for pattern in patterns:
         paths += sorted(glob.glob(os.path.join(ROOT, pattern)))
     return paths
 
