@@ -12,8 +12,9 @@ Each table is a block of a Markdown file between two marker lines:
           with the result uml/seed-results.tsv keeps of the last seed run
           (`make test SERIES=seed`), or "not run" where it has none: the
           claims "x86_64:fail", which ./linux's seed run leaves out, and
-          rows added since that run.  The same Markdown as
-          uml/seed-compare.sh prints after a run.
+          rows added since that run.  uml/seed-compare.sh prints
+          it after a run with that run's results
+          (--table-of-seed-run).
   map     the map of the documentation in README.md: each docs/*.md
           with its title (its "# " line) and the question it opens with
           (the "> ...?" paragraph under the title), in MAP_ORDER, then any
@@ -26,6 +27,7 @@ Each table is a block of a Markdown file between two marker lines:
 
 usage: docs_tables.py [--write] [--seed-run RESULTS_TSV]
                       [--host-harness PATH] [NAME...]
+       docs_tables.py --table-of-seed-run RESULTS_TSV
 
 Without --write, prints each block named (all of them by default) after
 the file that holds it.  --write puts them into their files.
@@ -81,7 +83,7 @@ def read_tsv(path):
 
 
 def seed_results():
-    """test -> (result, detail) of the last seed run."""
+    """test -> (result, detail) of the last seed run, as committed."""
     results = {}
     for row in read_tsv(SEED_RESULTS):
         if len(row) < 2:
@@ -96,9 +98,18 @@ def claim_holds(claim, result):
     return (claim == 'fail') == (result != 'pass')
 
 
-def seed_table():
-    """The defects of the seed, as uml/seed-compare.sh prints them."""
-    results = seed_results()
+def run_results(results_tsv):
+    """test -> (result, detail) of a seed run's build/seed/results.tsv."""
+    rows = read_tsv(results_tsv)
+    if not rows or rows[0][:2] != ['test', 'result']:
+        raise SourceError(f'{results_tsv}: not a seed run\'s results.tsv '
+                          '(header "test result boot_log detail")')
+    return {row[0]: (row[1], row[3] if len(row) > 3 else '')
+            for row in rows[1:] if len(row) >= 2}
+
+
+def seed_table(results):
+    """The defects of the seed, with RESULTS (test -> (result, detail))."""
     lines = ['| fixing patch | defect | test | on the seed |',
              '|---|---|---|---|']
     last = None
@@ -126,15 +137,12 @@ def seed_table():
 def import_seed_run(results_tsv):
     """Replace uml/seed-results.tsv's rows with a seed run's."""
     claimed = {row[2] for row in read_tsv(DEFECTS) if len(row) >= 3}
-    rows = read_tsv(results_tsv)
-    if not rows or rows[0][:2] != ['test', 'result']:
-        raise SourceError(f'{results_tsv}: not a seed run\'s results.tsv '
-                          '(header "test result boot_log detail")')
+    results = run_results(results_tsv)
     with open(SEED_RESULTS, encoding='utf-8') as f:
         header = [line for line in f.read().splitlines()
                   if line.startswith('#')]
-    body = ['\t'.join((row[0], row[1], row[3] if len(row) > 3 else ''))
-            for row in rows[1:] if len(row) >= 2 and row[0] in claimed]
+    body = ['\t'.join((test, result, detail))
+            for test, (result, detail) in results.items() if test in claimed]
     with open(SEED_RESULTS, 'w', encoding='utf-8') as f:
         f.write('\n'.join(header + body) + '\n')
     print(f'docs_tables: {len(body)} rows of {results_tsv} in '
@@ -280,7 +288,7 @@ def map_table():
 # name -> lines of the table, given the command line's options
 GENERATORS = {
     'map': lambda opts: map_table(),
-    'seed': lambda opts: seed_table(),
+    'seed': lambda opts: seed_table(seed_results()),
     'suites': lambda opts: suites_table(opts.host_harness),
 }
 
@@ -332,6 +340,9 @@ def main():
                         help='put the blocks into their files')
     parser.add_argument('--seed-run', metavar='RESULTS_TSV',
                         help="take a seed run's rows into uml/seed-results.tsv first")
+    parser.add_argument('--table-of-seed-run', metavar='RESULTS_TSV',
+                        help="print the seed table with a seed run's results "
+                        '(uml/seed-compare.sh), and nothing else')
     parser.add_argument('--host-harness', default=HOST_HARNESS,
                         help='the host build of the harness (default: %(default)s)')
     args = parser.parse_args()
@@ -341,6 +352,13 @@ def main():
     wanted = args.names or list(GENERATORS)
     cache = {}
     failed = False
+    if args.table_of_seed_run:
+        try:
+            print('\n'.join(seed_table(run_results(args.table_of_seed_run))))
+        except SourceError as e:
+            print(f'docs_tables: {e}', file=sys.stderr)
+            return 1
+        return 0
     if args.seed_run:
         try:
             import_seed_run(args.seed_run)

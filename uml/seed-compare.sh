@@ -344,12 +344,12 @@ print_table() {
 	}' "$1"
 }
 
-# The defect table: each row of seed-defects.tsv with the result its test
-# got, in Markdown to stdout (docs/seed-comparison.md has it, with the
-# results of uml/seed-results.tsv: uml/docs_tables.py).  A claim holds when
-# a "fail" test did not pass, or a "pass" test passed.  Writes the claims
-# that do not hold, one per line, to the file $2.
-defect_table() {
+# The claims of seed-defects.tsv that the run in $1 does not bear out, one
+# per line, to the file $2: a claim holds when a "fail" test did not pass,
+# or a "pass" test passed (claims about another target than ./linux,
+# "x86_64:fail", are not checked here).  The table of them all, with the
+# results, is uml/docs_tables.py's, as docs/seed-comparison.md has it.
+broken_claims() {
 	local results=$1 broken=$2
 	awk -F '\t' -v broken="$broken" -v series="$series" '
 	BEGIN {
@@ -357,27 +357,15 @@ defect_table() {
 			if (line ~ /^[0-9][0-9][0-9][0-9]-/)
 				patch[substr(line, 1, 4)] = line
 	}
-	FILENAME == ARGV[1] { if (FNR > 1) { result[$1] = $2; detail[$1] = $4 }; next }
-	/^#/ || NF < 3 { next }
-	# A claim about another target than ./linux: "x86_64:fail"
-	$2 ~ /:/ { next }
+	FILENAME == ARGV[1] { if (FNR > 1) result[$1] = $2; next }
+	/^#/ || NF < 3 || $2 ~ /:/ { next }
 	{
-		p = $1; claim = $2; t = $3; d = $4
+		p = $1; claim = $2; t = $3
 		r = (t in result) ? result[t] : "missing"
-		ok = r != "missing" && ((claim == "fail") == (r != "pass"))
-		if (!ok)
+		if (r == "missing" || (claim == "fail") != (r != "pass"))
 			printf "%s: claimed %s on the seed, got %s\n", t, claim, r > broken
 		if (!(p in patch))
 			printf "%s: patch %s is not in %s\n", t, p, series > broken
-		if (!header++) {
-			print "| fixing patch | defect | test | on the seed |"
-			print "|---|---|---|---|"
-		}
-		seen = r == "pass" ? "pass" : r ": " detail[t]
-		gsub(/\|/, "\\|", seen); gsub(/\|/, "\\|", d)
-		printf "| %s | %s | `%s` | %s%s |\n", p == last ? "" : p, d, t, seen,
-			ok ? "" : " **(claimed: " claim ")**"
-		last = p
 	}' "$results" "$defects"
 }
 
@@ -406,7 +394,8 @@ mv "$rows" "$out/results.tsv"
 	echo "$boot_count boots${boot_per_test:+ (one per test)} in $((SECONDS - start)) s" \
 		"(timeouts: ${suite_timeout} s a suite, ${test_timeout} s a test, more where a suite asks)"
 } >"$out/results.txt"
-defect_table "$out/results.tsv" "$out/defects.broken" >"$out/defects.md"
+broken_claims "$out/results.tsv" "$out/defects.broken"
+python3 "$root/uml/docs_tables.py" --table-of-seed-run "$out/results.tsv" >"$out/defects.md"
 echo
 cat "$out/results.txt"
 echo
