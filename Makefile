@@ -126,7 +126,7 @@ $(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it bui
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness run prog test fuzz bench bench-loop valgrind gdb \
+.PHONY: all linux deps source config kernel harness mshare-run run prog test fuzz bench bench-loop valgrind gdb \
 	check-series export-patches clean distclean help selftests selftests-record-base coverage docs
 
 all: linux
@@ -137,6 +137,7 @@ help:
 	@echo '  make run [T=suite[/test]]  boot ./linux and run the suite (or the selected tests)'
 	@echo '  make test         everything CI checks; non-zero exit on any failure'
 	@echo '  make prog PROG=path [ARGS="a b"]  your own program inside ./linux, swap and scratch disks attached -> build/program.log'
+	@echo '  build/mshare-run/mshare-run [--strict] -- COMMAND  a program with its shared memory in regions (docs/mshare-run.md)'
 	@echo '  make SERIES=seed  build the seed (series up to "# seed ends here") -> build/seed/obj/linux'
 	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
@@ -177,6 +178,11 @@ source: deps
 
 harness: deps
 	@$(MAKE) --no-print-directory -C $(ROOT)/harness O=$(HARNESS_OUT)
+
+# The launcher, its library and its test program (tests/mshare_run.c runs
+# them from the host's root, so they are the host's programs).
+mshare-run: deps
+	@$(MAKE) --no-print-directory -C $(ROOT)/mshare-run O=$(BUILD)/mshare-run
 
 $(INITRAMFS_LIST): $(ROOT)/uml/initramfs.list.in | $(BUILD)
 	sed 's|@HARNESS_INIT@|$(HARNESS_OUT)/init|' $< >$@
@@ -233,7 +239,7 @@ $(INITRD): $(INITRAMFS_LIST) $(HARNESS_OUT)/init $(OBJ)/usr/gen_init_cpio
 	$(OBJ)/usr/gen_init_cpio $(INITRAMFS_LIST) >$@.tmp
 	mv $@.tmp $@
 
-linux: kernel
+linux: kernel mshare-run
 
 # CPUS: the x86_64 guest's CPUs; ACCEL=tcg: no KVM even where it works.
 # Without T, a TCG run leaves out the suites of uml/qemu/tcg-skip.txt

@@ -28,38 +28,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 
 #include "harness.h"
-#include "mount_util.h"
+#include "host_root.h"
 #include "run_program.h"
 #include "swap_disk.h"
 #include "test_disks.h"
 
-#define ROOT		"/host"
-/* The tag uml/run-qemu.sh --host-root gives the host's / over 9p. */
-#define HOST_ROOT_9P_TAG	"hostroot"
 #define MAX_ARGS	64
 #define DEFAULT_TIMEOUT	600
-
-/* Mounted over the host's root in this order, unmounted in reverse. */
-static const struct guest_mount {
-	const char *source, *target, *type, *data;
-} guest_mounts[] = {
-	{ "proc", ROOT "/proc", "proc", NULL },
-	{ "sysfs", ROOT "/sys", "sysfs", NULL },
-	{ "msharefs", ROOT "/sys/fs/mshare", "msharefs", NULL },
-	{ "debugfs", ROOT "/sys/kernel/debug", "debugfs", NULL },
-	{ "cgroup2", ROOT "/sys/fs/cgroup", "cgroup2", NULL },
-	{ "devtmpfs", ROOT "/dev", "devtmpfs", NULL },
-	{ "tmpfs", ROOT "/dev/shm", "tmpfs", "mode=1777" },
-};
 
 static char argv_param[PATH_MAX * 2];
 static char cwd[PATH_MAX];
 static char *argv[MAX_ARGS + 1];
 static unsigned int timeout = DEFAULT_TIMEOUT;
-static int mounted;	/* entries of guest_mounts[] mounted, ROOT aside */
 
 /* Split user_program.argv= at its commas into argv[]. */
 static const char *parse_argv(void)
@@ -115,52 +97,16 @@ static const char *requires_program(void)
 	return why ? why : harness_requires_kmsg_watch();
 }
 
-static int unmount_all(void)
-{
-	int ret = 0;
-
-	while (mounted > 0) {
-		const struct guest_mount *m = &guest_mounts[--mounted];
-
-		if (umount2(m->target, MNT_DETACH)) {
-			printf("user_program: umount %s: %s\n", m->target,
-			       strerror(errno));
-			ret = -1;
-		}
-	}
-	if (umount2(ROOT, MNT_DETACH)) {
-		printf("user_program: umount %s: %s\n", ROOT, strerror(errno));
-		ret = -1;
-	}
-	return ret;
-}
-
 static int program_init(void)
 {
-	const struct guest_mount *m;
-	const char *how;
-	int ret;
+	int ret = harness_host_root_mount();
 
-	ret = harness_mount_host("/", HOST_ROOT_9P_TAG, ROOT, &how);
-	if (ret) {
-		printf("user_program: %s mount of / on %s: %s\n", how, ROOT,
-		       strerror(-ret));
+	if (ret)
 		return ret;
-	}
-	for (mounted = 0; mounted < (int)ARRAY_SIZE(guest_mounts); mounted++) {
-		m = &guest_mounts[mounted];
-		ret = harness_mount(m->source, m->target, m->type, m->data);
-		if (ret) {
-			printf("user_program: mount %s on %s: %s\n", m->type,
-			       m->target, strerror(-ret));
-			unmount_all();
-			return ret;
-		}
-	}
 	if (swap_disk_on()) {
 		printf("user_program: swapon %s: %s\n", harness_swap_disk(),
 		       strerror(errno));
-		unmount_all();
+		harness_host_root_unmount();
 		return -1;
 	}
 	return 0;
@@ -173,7 +119,7 @@ static int program_cleanup(void)
 	if (ret)
 		printf("user_program: swapoff %s: %s\n", harness_swap_disk(),
 		       strerror(errno));
-	return unmount_all() ? -1 : ret;
+	return harness_host_root_unmount() ? -1 : ret;
 }
 
 static void test_run(void)
@@ -181,7 +127,7 @@ static void test_run(void)
 	const char *name = strrchr(argv[0], '/') + 1;
 	struct harness_program prog = {
 		.tag = "user_program", .name = *name ? name : argv[0],
-		.argv = argv, .root = ROOT, .cwd = cwd, .timeout = timeout,
+		.argv = argv, .root = HARNESS_HOST_ROOT, .cwd = cwd, .timeout = timeout,
 	};
 	struct harness_program_result res;
 	int ret = harness_run_program(&prog, &res);

@@ -53,7 +53,7 @@ HOST_HARNESS = os.path.join(ROOT, 'build', 'harness', 'host-harness')
 DOC_FILES = ('README.md', 'docs/*.md')
 # The topics of the map, in reading order; files not named here follow.
 MAP_ORDER = ('getting-started', 'running-tests', 'writing-tests', 'series',
-             'regions', 'seed-comparison', 'fuzzer', 'benchmarks',
+             'regions', 'mshare-run', 'seed-comparison', 'fuzzer', 'benchmarks',
              'hardened-kernel', 'selftests', 'gdb', 'valgrind', 'x86_64',
              'uml-defects', 'harness')
 

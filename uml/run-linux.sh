@@ -69,6 +69,8 @@ args+=("ubd0=$swap_disk" "ubd1=$scratch_disk")
 # /dev/tty1, the uml_console suite's: a console whose host input goes away
 # once the guest has written a byte to it (fds 4 and 5 below).
 args+=("con1=fd:4,fd:5")
+# Where tests/mshare_run.c finds the launcher it runs, on the host's root.
+args+=("mshare_run.dir=$root/build/mshare-run")
 [ -n "$tests" ] && args+=("harness.run=$tests")
 if [ -n "$results" ]; then
 	mkdir -p "$results"

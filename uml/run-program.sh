@@ -7,17 +7,23 @@
 # swap disk (/dev/ubda) and the scratch disk at /dev/ubdb.  Exits with
 # ./linux's status: 0 when PROG exited 0 and the kernel log stayed clean.
 #
-# usage: run-program.sh [--timeout SECONDS] [--log FILE] [--cpus N] PROG [ARG...]
+# usage: run-program.sh [--timeout SECONDS] [--log FILE] [--cpus N]
+#                       [--mem SIZE] PROG [ARG...]
 # PROG and its working directory are the caller's; an argument may hold
 # no comma, blank or quote (the kernel command line carries them).
 # --cpus N: inside the x86_64 target under qemu with N CPUs instead
-# (uml/run-qemu.sh --host-root; its disks are /dev/vda and /dev/vdb).
+# (uml/run-qemu.sh, which exports the host's root; its disks are /dev/vda
+# and /dev/vdb).
+# --mem SIZE: the guest's memory (e.g. 3G) instead of uml/boot.args's:
+# mem=SIZE after it on ./linux's command line (the last mem= wins), or
+# MEM_MB for qemu.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 timeout=600
 log=$root/build/program.log
 runner=(bash "$root/uml/run-linux.sh")
+mem=
 
 die() {
 	echo "run-program: $*" >&2
@@ -28,7 +34,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
-	--cpus) runner=(bash "$root/uml/run-qemu.sh" --cpus "$2" --host-root); shift 2 ;;
+	--cpus) runner=(bash "$root/uml/run-qemu.sh" --cpus "$2"); shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see the usage line in $0)" ;;
 	*) break ;;
@@ -62,7 +69,17 @@ for arg in "$@"; do
 	argv=$argv,$arg
 done
 
+mem_args=()
+if [ -n "$mem" ]; then
+	mem_mb=$(numfmt --from=iec --to-unit=Mi "$mem" 2>/dev/null) ||
+		die "--mem wants a size such as 3G or 1536M, got '$mem'"
+	case "${runner[1]}" in
+	*/run-qemu.sh) export MEM_MB=$mem_mb ;;
+	*) mem_args=("mem=${mem_mb}M") ;;
+	esac
+fi
+
 # The boot lasts the program's timeout, plus a minute for boot and power-off.
 exec "${runner[@]}" --timeout $((timeout + 60)) --log "$log" \
 	--tests user_program -- "user_program.argv=$argv" \
-	"user_program.cwd=$cwd" "user_program.timeout=$timeout"
+	"user_program.cwd=$cwd" "user_program.timeout=$timeout" "${mem_args[@]}"

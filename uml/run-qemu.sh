@@ -5,7 +5,7 @@
 # the harness's verdict as the exit status.
 #
 # usage: run-qemu.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
-#                    [--results HOSTDIR] [--cpus N] [--host-root] [--quiet]
+#                    [--results HOSTDIR] [--cpus N] [--quiet]
 #                    [--] [KERNEL_ARG...]
 #
 # KVM when a guest boots with it (uml/qemu/kvm-probe.py), TCG otherwise;
@@ -21,8 +21,9 @@
 # and removed afterwards: /dev/vda, a swap area, and /dev/vdb, a scratch
 # disk of zeroes (SWAP_MB, SCRATCH_MB).  --results exports HOSTDIR over
 # virtio-9p (tag "results"); the harness mounts it for its results files.
-# --host-root exports the host's / (tag "hostroot") for make prog's
-# programs (tests/user_program.c), as hostfs gives ./linux the host's /.
+# The host's / is exported (tag "hostroot") for the programs of make prog
+# and mshare_run (harness/host_root.c), as hostfs gives ./linux the host's /;
+# mshare_run.dir= tells the harness where mshare-run is built.
 #
 # Under TCG a run without --tests leaves out the suites of
 # uml/qemu/tcg-skip.txt (one a line, its reason after it; '#' comments),
@@ -45,7 +46,6 @@ tests=
 results=
 quiet=
 cpus=2
-host_root=
 tcg_skip=$root/uml/qemu/tcg-skip.txt
 
 die() {
@@ -61,7 +61,6 @@ while [ $# -gt 0 ]; do
 	--results) results=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
-	--host-root) host_root=1; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
 	esac
@@ -126,9 +125,8 @@ if [ -n "$results" ]; then
 	qemu+=(-virtfs "local,path=$results,mount_tag=results,security_model=none")
 	args+=("harness.results=$results")
 fi
-if [ -n "$host_root" ]; then
-	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none")
-fi
+qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none")
+args+=("mshare_run.dir=$root/build/mshare-run")
 args+=("$@")
 
 {
