@@ -3,16 +3,19 @@
  * What the /proc walkers and counters of a sharer say about region pages,
  * against a memfd mapping: a documented difference, pinned down here.
  *
- * One process writes NPAGES pages; another maps the memory and reads one
- * page.  With a memfd, the reader's smaps counts the one page it mapped,
- * and its VmRSS (RssShmem) grows by it.  With a region, the reader's page
- * tables are the region's: once its PGD entry leads there, smaps walks
- * the region's PTEs and shows every page present in the region, each
- * mapped once (by the region's mm: Private_*, Pss = Rss), while VmRSS does
- * not grow, as the region's pages are counted in the region's mm, which
- * has no task.  pagemap, walking the same tables, shows them present.
+ * One process writes NPAGES pages and exits; another maps the memory and
+ * reads one page.  With a memfd, the reader's smaps counts the one page it
+ * mapped, and its VmRSS (RssShmem) grows by it.  With a region, the
+ * reader's page tables are the region's: once its PGD entry leads there,
+ * smaps walks the region's PTEs and shows every page present in the
+ * region, while VmRSS does not grow, as the region's pages are counted in
+ * the region's mm, which has no task.  A region's page counts as mapped
+ * by as many processes as map the region (patch 0065): the reader alone
+ * maps it here, so Private_*, Pss = Rss; pss_case below has 2 and 8.
+ * pagemap, walking the same tables, shows them present.
  * mincore() says resident for both: the region's PTEs, the memfd's page
- * cache.
+ * cache; for a region also in a sharer that has not touched it yet, whose
+ * PGD entry does not lead to the region's tables (patch 0064).
  *
  * The accessed bit, after clear_refs and MADV_COLD: see ref_case below.
  */
@@ -31,6 +34,13 @@
 #include "shm_target.h"
 
 #define PROC_ADDR(slot)	MSHARE_ADDR(66 + (slot))
+/* Slots 66-69 are taken; the cases added since have 196-201 */
+#define UNTOUCHED_ADDR(slot)	MSHARE_ADDR(196 + (slot))
+#define PSS_ADDR(slot)		MSHARE_ADDR(198 + (slot))
+#define PSS_MAX_SHARERS		8
+#ifndef PM_MMAP_EXCLUSIVE
+#define PM_MMAP_EXCLUSIVE	(1ULL << 56)
+#endif
 #define CHILD_TIMEOUT	30
 #define NPAGES		64
 #define RANGE_OFF	(2 * PT_SPAN)
@@ -104,6 +114,55 @@ static long mincore_resident(unsigned long addr)
 	return n;
 }
 
+/*
+ * mincore() in a process that maps the memory and has touched none of it:
+ * NPAGES written by another process, then NPAGES nobody wrote.  A region's
+ * sharer reaches the region's page tables through its PGD entry only from
+ * its first fault there; mincore() answers from the region's tables
+ * anyway, as a memfd's answers from the page cache whoever faulted.
+ */
+struct untouched_case {
+	struct shm_target target;
+	long *resident;		/* [0] written pages, [1] the others */
+};
+
+static int untouched_reader(void *arg)
+{
+	struct untouched_case *c = arg;
+
+	if (!shm_target_map(&c->target, PROT_READ))
+		return 1;
+	c->resident[0] = mincore_resident(c->target.addr);
+	c->resident[1] = mincore_resident(c->target.addr + NPAGES * PAGE);
+	return 0;
+}
+
+static void run_untouched_case(struct untouched_case *c)
+{
+	struct harness_child_result res;
+
+	c->resident = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(c->resident != MAP_FAILED);
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(writer, &c->target,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(untouched_reader, c,
+						 CHILD_TIMEOUT, &res), 0);
+	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
+	printf("    %s untouched reader: mincore resident %ld of %d written, %ld of %d not written\n",
+	       shm_kind_name(c->target.kind), c->resident[0], NPAGES,
+	       c->resident[1], NPAGES);
+	MSHARE_ASSERT_EQ(c->resident[0], NPAGES);
+	MSHARE_ASSERT_EQ(c->resident[1], 0);
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(c->resident, PAGE);
+}
+
+SHM_TEST_PAIR(struct untouched_case, mincore_before_first_touch,
+	      run_untouched_case, UNTOUCHED_ADDR(0), UNTOUCHED_ADDR(1))
+
 static int reader(void *arg)
 {
 	struct proc_case *c = arg;
@@ -170,6 +229,166 @@ static void run_proc_case(struct proc_case *c)
 }
 
 #define KB(pages)	((pages) * (long)PAGE / 1024)
+
+/*
+ * Several processes map the memory at once, each writes the NPAGES pages
+ * and reads the first, then each reads its smaps entry and its pagemap
+ * while all of them still map it.  Every page is mapped by all of them,
+ * directly (memfd) or through the region's one mapping (region): in each,
+ * every page is Shared_*, none is PM_MMAP_EXCLUSIVE, and the Pss of all
+ * of them adds up to the resident size, NPAGES + 1 pages, within the kB
+ * each smaps rounds down.  Before patch 0065, every sharer of a region
+ * had every page Private_Dirty with Pss = Rss, and exclusive.
+ */
+struct pss_view {
+	long rss_kb, pss_kb, private_kb, shared_kb;
+	long exclusive;		/* PM_MMAP_EXCLUSIVE, of the NPAGES pages */
+	int err;		/* the step that failed, 0 if none */
+};
+
+struct pss_sync {
+	int written, measured;
+	struct pss_view view[PSS_MAX_SHARERS];
+};
+
+struct pss_case {
+	struct shm_target target;
+	int sharers;
+	struct pss_sync *sync;
+};
+
+/* Wait until @count, which every sharer increments once, reaches @n */
+static void pss_barrier(int *count, int n)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
+		usleep(1000);
+}
+
+static long pagemap_exclusive(unsigned long addr)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uint64_t entry;
+	long i, n = 0;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < NPAGES; i++) {
+		if (harness_pagemap_entry(fd, addr + i * PAGE, &entry)) {
+			n = -1;
+			break;
+		}
+		n += !!(entry & PM_MMAP_EXCLUSIVE);
+	}
+	close(fd);
+	return n;
+}
+
+static int pss_sharer(struct pss_case *c, struct pss_view *v)
+{
+	volatile unsigned long *p;
+	char *buf = malloc(SMAPS_MAX);
+	const char *entry;
+	unsigned long i;
+
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p || !buf)
+		return 1;
+	for (i = 0; i < NPAGES; i++)
+		p[(RANGE_OFF + i * PAGE) / sizeof(long)] = i + 1;
+	if (p[0] != 1)
+		return 2;
+	pss_barrier(&c->sync->written, c->sharers);
+	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
+	if (!entry)
+		return 3;
+	v->rss_kb = smaps_field(entry, "Rss");
+	v->pss_kb = smaps_field(entry, "Pss");
+	v->private_kb = smaps_field(entry, "Private_Clean") +
+			smaps_field(entry, "Private_Dirty");
+	v->shared_kb = smaps_field(entry, "Shared_Clean") +
+		       smaps_field(entry, "Shared_Dirty");
+	v->exclusive = pagemap_exclusive(c->target.addr + RANGE_OFF);
+	/* Nobody unmaps before every sharer has looked */
+	pss_barrier(&c->sync->measured, c->sharers);
+	free(buf);
+	return 0;
+}
+
+static void run_pss_case(struct pss_case *c)
+{
+	struct pss_sync *sync;
+	pid_t pids[PSS_MAX_SHARERS];
+	long resident_kb = KB(NPAGES + 1), sum_pss = 0;
+	int i, status;
+
+	sync = mmap(NULL, sizeof(*sync), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(sync != MAP_FAILED);
+	c->sync = sync;
+	CU_ASSERT_EQUAL_FATAL(shm_target_setup(&c->target), 0);
+	for (i = 0; i < c->sharers; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			alarm(CHILD_TIMEOUT);
+			_exit(pss_sharer(c, &sync->view[i]));
+		}
+		CU_ASSERT(pids[i] > 0);
+	}
+	for (i = 0; i < c->sharers; i++) {
+		if (pids[i] <= 0)
+			continue;
+		MSHARE_ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+		/* A sharer's exit status: 0, or the step that failed */
+		MSHARE_ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) :
+				 128 + WTERMSIG(status), 0);
+	}
+	for (i = 0; i < c->sharers; i++) {
+		struct pss_view *v = &sync->view[i];
+
+		printf("    %s sharer %d of %d: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, pagemap exclusive %ld of %d\n",
+		       shm_kind_name(c->target.kind), i + 1, c->sharers,
+		       v->rss_kb, v->pss_kb, v->private_kb, v->shared_kb,
+		       v->exclusive, NPAGES);
+		MSHARE_ASSERT_EQ(v->rss_kb, resident_kb);
+		MSHARE_ASSERT_EQ(v->shared_kb, resident_kb);
+		MSHARE_ASSERT_EQ(v->private_kb, 0);
+		MSHARE_ASSERT_EQ(v->exclusive, 0);
+		sum_pss += v->pss_kb;
+	}
+	if (c->target.kind == SHM_REGION) {
+		struct mshare_dbg dbg;
+
+		/* What the region holds: the setup's page and NPAGES */
+		MSHARE_ASSERT_EQ(mshare_dbg_find(c->target.name, &dbg), 0);
+		MSHARE_ASSERT_EQ(KB((long)dbg.rss_pages), resident_kb);
+	}
+	printf("    %s: sum of Pss over %d sharers %ld kB, resident %ld kB\n",
+	       shm_kind_name(c->target.kind), c->sharers, sum_pss,
+	       resident_kb);
+	/* Each smaps rounds its Pss down to a kB: within a page a process */
+	CU_ASSERT(sum_pss <= resident_kb);
+	CU_ASSERT(sum_pss >= resident_kb - c->sharers * KB(1));
+	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	munmap(sync, sizeof(*sync));
+}
+
+static void run_pss_2(struct pss_case *c)
+{
+	c->sharers = 2;
+	run_pss_case(c);
+}
+
+static void run_pss_8(struct pss_case *c)
+{
+	c->sharers = 8;
+	run_pss_case(c);
+}
+
+SHM_TEST_PAIR(struct pss_case, pss_sum_2_sharers, run_pss_2,
+	      PSS_ADDR(0), PSS_ADDR(1))
+SHM_TEST_PAIR(struct pss_case, pss_sum_8_sharers, run_pss_8,
+	      PSS_ADDR(2), PSS_ADDR(3))
 
 /*
  * Accessed-bit tracking: after clear_refs (1: every page of every vma old)
@@ -433,6 +652,14 @@ static void referenced_after_clear_refs_memfd(void)
 static const struct harness_test mshare_proc_tests[] = {
 	{ "reader_view_region", reader_view_region },
 	{ "reader_view_memfd", reader_view_memfd },
+	{ "mincore_before_first_touch_region",
+	  mincore_before_first_touch_region },
+	{ "mincore_before_first_touch_memfd",
+	  mincore_before_first_touch_memfd },
+	{ "pss_sum_2_sharers_region", pss_sum_2_sharers_region },
+	{ "pss_sum_2_sharers_memfd", pss_sum_2_sharers_memfd },
+	{ "pss_sum_8_sharers_region", pss_sum_8_sharers_region },
+	{ "pss_sum_8_sharers_memfd", pss_sum_8_sharers_memfd },
 	{ "referenced_after_clear_refs_region",
 	  referenced_after_clear_refs_region },
 	{ "referenced_after_clear_refs_memfd",
