@@ -126,7 +126,7 @@ $(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it bui
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness mshare-run run prog test fuzz bench bench-loop valgrind gdb \
+.PHONY: all linux deps source config kernel harness mshare-run run prog test fuzz bench bench-loop pgbench pgbench-deps valgrind gdb \
 	check-series export-patches clean distclean help selftests selftests-record-base coverage docs
 
 all: linux
@@ -146,6 +146,7 @@ help:
 	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
 	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
+	@echo '  make pgbench [CLIENTS="1 8 32 64 128"] [SCALE=16] [SECONDS=30]  PostgreSQL under pgbench in ./linux, plain and under mshare-run -> build/pgbench/'
 	@echo '  make bench-loop [ROUNDS=3] [T=suite] [EDIT=comment]  edit mm/ -> make -> one suite, ours vs kunit.py run, medians and ratio -> build/bench-loop/'
 	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
@@ -271,7 +272,7 @@ ifeq ($(KARCH),x86_64)
 test: linux
 	@bash $(ROOT)/uml/test.sh --arch x86_64
 else
-test: linux
+test: linux pgbench-deps
 	@$(MAKE) --no-print-directory ARCH=x86_64 linux
 	@bash $(ROOT)/uml/test.sh --arch all
 endif
@@ -322,6 +323,21 @@ selftests-record-base:
 bench: linux
 	@$(if $(filter x86_64,$(KARCH)),KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' )bash \
 		$(ROOT)/uml/bench.sh --arch $(KARCH) --cpus $(CPUS)
+
+# PostgreSQL 15 under pgbench inside ./linux, the server plain and under
+# mshare-run, with the TPC-B invariants and a kill -9 recovery checked
+# (uml/pgbench/pgbench.sh; --short is the version for make test).
+# CLIENTS, SCALE and SECONDS only from the command line, as for fuzz.
+PGBENCH_OPTS := $(if $(filter command line,$(origin CLIENTS)),--clients '$(CLIENTS)') \
+	$(if $(filter command line,$(origin SCALE)),--scale '$(SCALE)') \
+	$(if $(filter command line,$(origin SECONDS)),--seconds '$(SECONDS)')
+pgbench: linux pgbench-deps
+	$(if $(filter x86_64,$(KARCH)),$(error make pgbench boots ./linux only; drop ARCH=x86_64))
+	@bash $(ROOT)/uml/pgbench/pgbench.sh $(PGBENCH_OPTS)
+
+# PostgreSQL, for make pgbench and make test's pgbench stage only.
+pgbench-deps:
+	@sh $(ROOT)/uml/install-deps.sh $(ROOT)/uml/packages-pgbench.txt
 
 # The edit-to-verdict loop against kunit.py's (uml/bench-loop.sh): ROUNDS
 # rounds, the suite T (default mshare_refcount), booted with LOOP_BOOT_ARGS;

@@ -265,6 +265,25 @@ stage_program() {
 }
 
 # The harness and the test code on the host, under memcheck.
+# An unmodified database on mshare: PostgreSQL under pgbench inside
+# ./linux, the server plain and under mshare-run --strict, 8 clients for a
+# few seconds each, then a backend killed with SIGKILL mid-run
+# (uml/pgbench/pgbench.sh --short; make pgbench is the long one).  The
+# verdict: the TPC-B invariants, the transactions that survive the
+# postmaster's reinitialisation, no region left once the server stops,
+# and a clean kernel log.
+stage_pgbench() {
+	local rc=0 log=$out/pgbench.log
+	echo "test: == pgbench: PostgreSQL in ./linux, plain and under mshare-run, and a backend killed =="
+	bash "$root/uml/pgbench/pgbench.sh" --short --out "$out/pgbench" >"$log" 2>&1 || rc=$?
+	grep -E '^\| (clients|[0-9])' "$out/pgbench/table.md" 2>/dev/null || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result pgbench yes ""
+	else
+		stage_result pgbench no "exit $rc (see $log and $out/pgbench/table.md)"
+	fi
+}
+
 stage_valgrind() {
 	local rc=0
 	echo "test: == valgrind: host build of the harness under memcheck =="
@@ -410,6 +429,7 @@ if [ "$arch" != x86_64 ]; then
 	stage_selection
 	stage_oom
 	stage_program
+	stage_pgbench
 	stage_valgrind
 	stage_gdb
 fi
