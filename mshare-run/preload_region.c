@@ -9,6 +9,15 @@
  * a unit more than the region with an inaccessible mapping, put the
  * region over the aligned part with MAP_FIXED (atomic: no other thread
  * can take the range in between), and give back the rest.
+ *
+ * Where: every process that attaches a SysV segment maps its region at
+ * the start the first one chose, so that start must be free in processes
+ * that have not been born yet.  The kernel places mappings, libraries
+ * included, top-down from just under the stack, and a PIE executable and
+ * its heap sit at about two thirds of the address space on x86-64; an
+ * eighth of the way up from 0 is far from both in any process.  The
+ * reservation asks for that address as a hint: taken when free, else the
+ * kernel's own choice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,12 +120,21 @@ static long region_start(int fd, unsigned long size)
 	return info.start;
 }
 
+/* An eighth of the way up to the stack, on a unit boundary. */
+static unsigned long quiet_address(void)
+{
+	unsigned long unit = preload_config.unit;
+	uintptr_t stack = (uintptr_t)__builtin_frame_address(0);
+
+	return (stack / 8 + unit - 1) & ~(unit - 1);
+}
+
 static long map_at_free_start(int fd, int prot, unsigned long size)
 {
 	unsigned long unit = preload_config.unit, start;
 	void *hole, *got;
 
-	hole = real_mmap(NULL, size + unit, PROT_NONE,
+	hole = real_mmap((void *)quiet_address(), size + unit, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hole == MAP_FAILED)
 		return -errno;

@@ -4,8 +4,9 @@
  * scenario an invocation, as a program of the user's would be: it uses
  * shared memory through libc alone and checks what it got.
  *
- *   probe anon SIZE WANT [exec|fixed-unaligned|partial-unmap]
+ *   probe anon SIZE WANT [exec|fixed-unaligned|locked|partial-unmap]
  *   probe sysv SIZE WANT
+ *   probe sysv-removed SIZE      (IPC_RMID while attached)
  *   probe sysv-join ID VALUE     (run by "sysv" through execv)
  *   probe creator-exits SIZE     (the creator exits, its child still reads)
  *   probe killed SIZE            (a sharer killed with SIGKILL)
@@ -128,6 +129,8 @@ static void *map_anon(unsigned long len, const char *how)
 
 	if (how && !strcmp(how, "exec"))
 		prot |= PROT_EXEC;
+	if (how && !strcmp(how, "locked"))
+		flags |= MAP_LOCKED;
 	if (how && !strcmp(how, "fixed-unaligned")) {
 		/* A free range, one page past whatever alignment it had. */
 		addr = mmap(NULL, len + 2 * 4096, PROT_NONE,
@@ -215,6 +218,38 @@ static void scenario_sysv(unsigned long len, const char *want)
 	check(!shmctl(id, IPC_RMID, NULL), "IPC_RMID: %s", strerror(errno));
 }
 
+/*
+ * IPC_RMID while attached: the segment's name goes (its region's file
+ * with it), its memory stays for those attached, fork included, until
+ * the last detach.
+ */
+static void scenario_sysv_removed(unsigned long len)
+{
+	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600), status;
+	volatile unsigned long *mem;
+	char path[64];
+	pid_t pid;
+
+	check(id >= 0, "shmget: %s", strerror(errno));
+	if (id < 0)
+		return;
+	mem = shmat(id, NULL, 0);
+	check(mem != (void *)-1, "shmat: %s", strerror(errno));
+	if (mem == (void *)-1)
+		return;
+	mem[0] = 0x1d;
+	check(!shmctl(id, IPC_RMID, NULL), "IPC_RMID: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/sys/fs/mshare/mshare-run.sysv.%d", id);
+	check(access(path, F_OK) && errno == ENOENT, "%s still there after IPC_RMID", path);
+	pid = fork();
+	if (!pid)
+		_exit(mem[0] == 0x1d && (mem[0] = 0x2d) ? 0 : 1);
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && !WEXITSTATUS(status), "child of a removed segment: %#x", status);
+	check(mem[0] == 0x2d, "the child's write to the removed segment not seen: %#lx", mem[0]);
+	check(!shmdt((void *)mem), "shmdt: %s", strerror(errno));
+}
+
 static void scenario_sysv_join(int id, unsigned long value)
 {
 	volatile unsigned long *mem = shmat(id, NULL, 0);
@@ -294,6 +329,8 @@ int main(int argc, char **argv)
 		scenario_anon(parse_size(argv[2]), argv[3], argc > 4 ? argv[4] : NULL);
 	else if (!strcmp(what, "sysv") && argc == 4)
 		scenario_sysv(parse_size(argv[2]), argv[3]);
+	else if (!strcmp(what, "sysv-removed") && argc == 3)
+		scenario_sysv_removed(parse_size(argv[2]));
 	else if (!strcmp(what, "sysv-join") && argc == 4)
 		scenario_sysv_join(atoi(argv[2]), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(what, "creator-exits") && argc == 3)

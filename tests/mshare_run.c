@@ -59,12 +59,16 @@ RUN_CASE(anon_fixed_unaligned_left, { NULL },
 	 { "anon", "4M", "plain", "fixed-unaligned" })
 RUN_CASE(anon_fixed_unaligned_strict_fails, { "--strict" },
 	 { "anon", "4M", "fails-EINVAL", "fixed-unaligned" })
+RUN_CASE(anon_locked_left, { NULL }, { "anon", "4M", "plain", "locked" })
+RUN_CASE(anon_locked_strict_fails, { "--strict" },
+	 { "anon", "4M", "fails-EINVAL", "locked" })
 RUN_CASE(anon_dry_run_takes_nothing, { "--dry-run" }, { "anon", "4M", "plain" })
 RUN_CASE(anon_other_executable_left, { "--only=postgres" },
 	 { "anon", "4M", "plain" })
 RUN_CASE(anon_creator_exits_first, { NULL }, { "creator-exits", "4M" })
 RUN_CASE(anon_sharer_killed, { NULL }, { "killed", "4M" })
 RUN_CASE(sysv_taken, { NULL }, { "sysv", "4M", "region" })
+RUN_CASE(sysv_removed_while_attached, { NULL }, { "sysv-removed", "4M" })
 RUN_CASE(sysv_below_min_size_left, { "--min-size=8M" }, { "sysv", "4M", "plain" })
 RUN_CASE(sysv_off_left, { "--no-sysv" }, { "sysv", "4M", "plain" })
 RUN_CASE(no_msharefs_left, { "--dir=/tmp" }, { "anon", "4M", "plain" })
@@ -201,11 +205,14 @@ static const struct harness_test run_tests[] = {
 	RUN_ENTRY(anon_exec_strict_fails),
 	RUN_ENTRY(anon_fixed_unaligned_left),
 	RUN_ENTRY(anon_fixed_unaligned_strict_fails),
+	RUN_ENTRY(anon_locked_left),
+	RUN_ENTRY(anon_locked_strict_fails),
 	RUN_ENTRY(anon_dry_run_takes_nothing),
 	RUN_ENTRY(anon_other_executable_left),
 	RUN_ENTRY(anon_creator_exits_first),
 	RUN_ENTRY(anon_sharer_killed),
 	RUN_ENTRY(sysv_taken),
+	RUN_ENTRY(sysv_removed_while_attached),
 	RUN_ENTRY(sysv_below_min_size_left),
 	RUN_ENTRY(sysv_off_left),
 	RUN_ENTRY(no_msharefs_left),
