@@ -181,20 +181,30 @@ static int nattch(int id, unsigned long *segsz)
 	return ds.shm_nattch;
 }
 
+/* A new IPC_PRIVATE segment of @len bytes, attached; NULL on failure. */
+static volatile unsigned long *private_segment(unsigned long len, int *id)
+{
+	void *mem;
+
+	*id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
+	check(*id >= 0, "shmget: %s", strerror(errno));
+	if (*id < 0)
+		return NULL;
+	mem = shmat(*id, NULL, 0);
+	check(mem != (void *)-1, "shmat: %s", strerror(errno));
+	return mem == (void *)-1 ? NULL : mem;
+}
+
 static void scenario_sysv(unsigned long len, const char *want)
 {
-	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600), status;
 	unsigned long segsz = 0;
 	char idtext[16];
 	volatile unsigned long *mem;
+	int id, status;
 	pid_t pid;
 
-	check(id >= 0, "shmget: %s", strerror(errno));
-	if (id < 0)
-		return;
-	mem = shmat(id, NULL, 0);
-	check(mem != (void *)-1, "shmat: %s", strerror(errno));
-	if (mem == (void *)-1)
+	mem = private_segment(len, &id);
+	if (!mem)
 		return;
 	check_kind((void *)mem, want, "/mshare-run.sysv.");
 	check(nattch(id, &segsz) == 1 && segsz == len,
@@ -225,17 +235,13 @@ static void scenario_sysv(unsigned long len, const char *want)
  */
 static void scenario_sysv_removed(unsigned long len)
 {
-	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600), status;
 	volatile unsigned long *mem;
 	char path[64];
+	int id, status;
 	pid_t pid;
 
-	check(id >= 0, "shmget: %s", strerror(errno));
-	if (id < 0)
-		return;
-	mem = shmat(id, NULL, 0);
-	check(mem != (void *)-1, "shmat: %s", strerror(errno));
-	if (mem == (void *)-1)
+	mem = private_segment(len, &id);
+	if (!mem)
 		return;
 	mem[0] = 0x1d;
 	check(!shmctl(id, IPC_RMID, NULL), "IPC_RMID: %s", strerror(errno));

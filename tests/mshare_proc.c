@@ -46,9 +46,14 @@
 #define RANGE_OFF	(2 * PT_SPAN)
 #define SMAPS_MAX	65536
 
+/* The counts of one smaps entry a test compares, in kB */
+struct smaps_counts {
+	long rss_kb, pss_kb, private_kb, shared_kb;
+};
+
 /* What the reader saw, in memory it shares with the test */
 struct reader_view {
-	long rss_kb, pss_kb, private_kb, shared_kb;
+	struct smaps_counts smaps;
 	long vmrss_growth_kb;
 	long pagemap_present;	/* of the NPAGES pages the writer wrote */
 	long mincore_resident;	/* of the same pages */
@@ -81,6 +86,18 @@ static long smaps_field(const char *entry, const char *field)
 }
 
 /* The smaps entry of the vma at @addr, NUL-terminated in @buf */
+static struct smaps_counts smaps_counts(const char *entry)
+{
+	return (struct smaps_counts) {
+		.rss_kb = smaps_field(entry, "Rss"),
+		.pss_kb = smaps_field(entry, "Pss"),
+		.private_kb = smaps_field(entry, "Private_Clean") +
+			      smaps_field(entry, "Private_Dirty"),
+		.shared_kb = smaps_field(entry, "Shared_Clean") +
+			     smaps_field(entry, "Shared_Dirty"),
+	};
+}
+
 static const char *smaps_entry(char *buf, size_t size, unsigned long addr)
 {
 	char head[32];
@@ -184,12 +201,7 @@ static int reader(void *arg)
 	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
 		return 3;
-	v->rss_kb = smaps_field(entry, "Rss");
-	v->pss_kb = smaps_field(entry, "Pss");
-	v->private_kb = smaps_field(entry, "Private_Clean") +
-			smaps_field(entry, "Private_Dirty");
-	v->shared_kb = smaps_field(entry, "Shared_Clean") +
-		       smaps_field(entry, "Shared_Dirty");
+	v->smaps = smaps_counts(entry);
 	v->pagemap_present = harness_pagemap_present(c->target.addr + RANGE_OFF,
 						     NPAGES);
 	v->mincore_resident = mincore_resident(c->target.addr);
@@ -214,13 +226,13 @@ static void run_proc_case(struct proc_case *c)
 						 &res), 0);
 	MSHARE_ASSERT_EQ(shm_child_outcome(&res), SHM_CHILD_EXIT + 0);
 	printf("    %s reader: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, VmRSS +%ld kB, pagemap present %ld, mincore resident %ld of %d\n",
-	       shm_kind_name(c->target.kind), v->rss_kb, v->pss_kb,
-	       v->private_kb, v->shared_kb, v->vmrss_growth_kb,
+	       shm_kind_name(c->target.kind), v->smaps.rss_kb, v->smaps.pss_kb,
+	       v->smaps.private_kb, v->smaps.shared_kb, v->vmrss_growth_kb,
 	       v->pagemap_present, v->mincore_resident, NPAGES);
-	MSHARE_ASSERT_EQ(v->rss_kb, c->want.rss_kb);
-	MSHARE_ASSERT_EQ(v->pss_kb, c->want.pss_kb);
-	MSHARE_ASSERT_EQ(v->private_kb, c->want.private_kb);
-	MSHARE_ASSERT_EQ(v->shared_kb, c->want.shared_kb);
+	MSHARE_ASSERT_EQ(v->smaps.rss_kb, c->want.smaps.rss_kb);
+	MSHARE_ASSERT_EQ(v->smaps.pss_kb, c->want.smaps.pss_kb);
+	MSHARE_ASSERT_EQ(v->smaps.private_kb, c->want.smaps.private_kb);
+	MSHARE_ASSERT_EQ(v->smaps.shared_kb, c->want.smaps.shared_kb);
 	MSHARE_ASSERT_EQ(v->vmrss_growth_kb, c->want.vmrss_growth_kb);
 	MSHARE_ASSERT_EQ(v->pagemap_present, c->want.pagemap_present);
 	MSHARE_ASSERT_EQ(v->mincore_resident, c->want.mincore_resident);
@@ -241,7 +253,7 @@ static void run_proc_case(struct proc_case *c)
  * had every page Private_Dirty with Pss = Rss, and exclusive.
  */
 struct pss_view {
-	long rss_kb, pss_kb, private_kb, shared_kb;
+	struct smaps_counts smaps;
 	long exclusive;		/* PM_MMAP_EXCLUSIVE, of the NPAGES pages */
 	int err;		/* the step that failed, 0 if none */
 };
@@ -302,12 +314,7 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
 		return 3;
-	v->rss_kb = smaps_field(entry, "Rss");
-	v->pss_kb = smaps_field(entry, "Pss");
-	v->private_kb = smaps_field(entry, "Private_Clean") +
-			smaps_field(entry, "Private_Dirty");
-	v->shared_kb = smaps_field(entry, "Shared_Clean") +
-		       smaps_field(entry, "Shared_Dirty");
+	v->smaps = smaps_counts(entry);
 	v->exclusive = pagemap_exclusive(c->target.addr + RANGE_OFF);
 	/* Nobody unmaps before every sharer has looked */
 	pss_barrier(&c->sync->measured, c->sharers);
@@ -348,13 +355,13 @@ static void run_pss_case(struct pss_case *c)
 
 		printf("    %s sharer %d of %d: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, pagemap exclusive %ld of %d\n",
 		       shm_kind_name(c->target.kind), i + 1, c->sharers,
-		       v->rss_kb, v->pss_kb, v->private_kb, v->shared_kb,
+		       v->smaps.rss_kb, v->smaps.pss_kb, v->smaps.private_kb, v->smaps.shared_kb,
 		       v->exclusive, NPAGES);
-		MSHARE_ASSERT_EQ(v->rss_kb, resident_kb);
-		MSHARE_ASSERT_EQ(v->shared_kb, resident_kb);
-		MSHARE_ASSERT_EQ(v->private_kb, 0);
+		MSHARE_ASSERT_EQ(v->smaps.rss_kb, resident_kb);
+		MSHARE_ASSERT_EQ(v->smaps.shared_kb, resident_kb);
+		MSHARE_ASSERT_EQ(v->smaps.private_kb, 0);
 		MSHARE_ASSERT_EQ(v->exclusive, 0);
-		sum_pss += v->pss_kb;
+		sum_pss += v->smaps.pss_kb;
 	}
 	if (c->target.kind == SHM_REGION) {
 		struct mshare_dbg dbg;
@@ -576,8 +583,10 @@ static void reader_view_region(void)
 		.target = { .kind = SHM_REGION, .name = "proc_region",
 			    .addr = PROC_ADDR(0) },
 		.want = {
-			.rss_kb = KB(NPAGES + 1), .pss_kb = KB(NPAGES + 1),
-			.private_kb = KB(NPAGES + 1), .shared_kb = 0,
+			.smaps = {
+				.rss_kb = KB(NPAGES + 1), .pss_kb = KB(NPAGES + 1),
+				.private_kb = KB(NPAGES + 1), .shared_kb = 0,
+			},
 			.vmrss_growth_kb = 0, .pagemap_present = NPAGES,
 			.mincore_resident = NPAGES,
 		},
@@ -593,8 +602,10 @@ static void reader_view_memfd(void)
 		.target = { .kind = SHM_MEMFD, .name = "proc_memfd",
 			    .addr = PROC_ADDR(1) },
 		.want = {
-			.rss_kb = KB(1), .pss_kb = KB(1),
-			.private_kb = KB(1), .shared_kb = 0,
+			.smaps = {
+				.rss_kb = KB(1), .pss_kb = KB(1),
+				.private_kb = KB(1), .shared_kb = 0,
+			},
 			.vmrss_growth_kb = KB(1), .pagemap_present = 0,
 			/* in the page cache, mapped or not */
 			.mincore_resident = NPAGES,
