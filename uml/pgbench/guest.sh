@@ -570,9 +570,15 @@ measured_run() {
 	record pgbench-run "$mode" "$clients" "$threads" "$run_seconds" \
 		"$((connect_tenths / 10)).$((connect_tenths % 10))"
 	say "$mode: $clients clients connected after $((connect_tenths / 10)).$((connect_tenths % 10))s"
-	[ "$left_tenths" -ge 20 ] ||
-		fail "connecting $clients clients took $((connect_tenths / 10)).$((connect_tenths % 10))s of pgbench's ${run_seconds}s: too little left to sample"
-	pause "$((left_tenths / 20)).$((left_tenths / 2 % 10))"
+	# Connecting is slow on a loaded host (0.6 s a client seen with
+	# make test's x86_64 job beside it): with under 2 s left, sample at
+	# once; every client is connected and pgbench still runs, which is
+	# what the sample needs (the table shows the connect time).
+	if [ "$left_tenths" -ge 20 ]; then
+		pause "$((left_tenths / 20)).$((left_tenths / 2 % 10))"
+	else
+		say "$mode: $((left_tenths / 10)).$((left_tenths % 10))s of the run left once connected: sampling at once"
+	fi
 	kill -0 "$pid" 2>/dev/null || fail "pgbench ended before the half-way sample"
 	sample "$mode" "$clients"
 	wait "$pid" || status=$?
