@@ -326,6 +326,38 @@ long harness_pagemap_present(uintptr_t addr, long pages)
 	return present;
 }
 
+long harness_pages_with_kpageflag(uintptr_t addr, long pages, int kpf)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int kf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	long page = sysconf(_SC_PAGESIZE), i, count = -1;
+	uint64_t entry, flags;
+
+	if (pm < 0 || kf < 0)
+		goto out;
+	for (count = 0, i = 0; i < pages; i++) {
+		if (harness_pagemap_entry(pm, addr + i * page, &entry)) {
+			count = -1;
+			break;
+		}
+		if (!(entry & PM_PRESENT))
+			continue;
+		if (pread(kf, &flags, sizeof(flags),
+			  (entry & PM_PFN_MASK) * sizeof(flags)) !=
+		    sizeof(flags)) {
+			count = -1;
+			break;
+		}
+		count += !!(flags & (1ULL << kpf));
+	}
+out:
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return count;
+}
+
 /* A /proc/vmstat counter ("pgfault 1234" lines, no unit), or -1. */
 long harness_vmstat(const char *field)
 {

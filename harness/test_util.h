@@ -93,6 +93,11 @@ long harness_vmstat(const char *field);
 int harness_pagemap_entry(int fd, uintptr_t addr, uint64_t *entry);
 /* How many of the @pages pages from @addr are present in our memory, or -1 */
 long harness_pagemap_present(uintptr_t addr, long pages);
+/*
+ * How many of them are present with the page flag @kpf set in
+ * /proc/kpageflags (KPF_*, include/uapi/linux/kernel-page-flags.h), or -1.
+ */
+long harness_pages_with_kpageflag(uintptr_t addr, long pages, int kpf);
 
 void *harness_map_rw(size_t size, const char *memfd_name);
 /* A MAP_SHARED memfd of @size, read-write at @addr (NULL: anywhere). */

@@ -29,13 +29,6 @@
 #define EXIT_CANNOT_RUN	126
 #define EXIT_NOT_FOUND	127
 
-static const char *setting_value(enum mshare_run_setting_id id)
-{
-	const char *value = getenv(mshare_run_settings[id].env);
-
-	return value ? value : mshare_run_settings[id].dflt;
-}
-
 static void usage(FILE *out)
 {
 	const struct mshare_run_setting *s;
@@ -181,13 +174,13 @@ static void check_reachable(const char *path)
 
 static void check_msharefs(void)
 {
-	const char *dir = setting_value(SETTING_DIR);
+	const char *dir = mshare_run_setting(SETTING_DIR);
 	char info[PATH_MAX];
 
 	snprintf(info, sizeof(info), "%s/mshare_info", dir);
 	if (!access(info, R_OK))
 		return;
-	if (!strcmp(setting_value(SETTING_STRICT), "1"))
+	if (!strcmp(mshare_run_setting(SETTING_STRICT), "1"))
 		die(EXIT_SETUP, "%s: %s: is msharefs mounted there? (mount -t msharefs none %s)",
 		    info, strerror(errno), dir);
 	fprintf(stderr, "mshare-run: %s: %s: nothing will be taken (is msharefs mounted?)\n",

@@ -2,7 +2,8 @@
 /*
  * libmshare-run.so's parts: its settings (preload_config.c), its log
  * (preload_log.c), making and tracking regions (preload_region.c), and
- * the calls it stands in for (preload_mmap.c, preload_sysv.c).  Every
+ * the calls it stands in for (preload_mmap.c, preload_mlock.c,
+ * preload_sysv.c).  Every
  * real call goes through syscall(): the library never looks itself up
  * with dlsym(), so it cannot recurse into itself or into a half-started
  * dynamic linker.
@@ -58,6 +59,14 @@ long preload_region_map(const char *path, int create, int prot,
 bool preload_track(const struct preload_mapping *m);
 /* Remove and return the mapping starting at @addr, if there is one. */
 bool preload_untrack(unsigned long addr, struct preload_mapping *m);
+/* Return the mapping starting at @addr, if there is one, and keep it. */
+bool preload_lookup(unsigned long addr, struct preload_mapping *m);
+/*
+ * Does a call from @m's start over @len bytes cover all the program asked
+ * for (in whole pages) and nothing beyond the region?  Such a call acts on
+ * the whole region; the kernel refuses a part of one (EINVAL).
+ */
+bool preload_covers_asked(const struct preload_mapping *m, size_t len);
 
 unsigned long preload_round_up(unsigned long len);
 

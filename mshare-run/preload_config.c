@@ -19,16 +19,9 @@
 
 struct preload_config preload_config;
 
-static const char *setting(enum mshare_run_setting_id id)
-{
-	const char *value = getenv(mshare_run_settings[id].env);
-
-	return value ? value : mshare_run_settings[id].dflt;
-}
-
 static bool flag(enum mshare_run_setting_id id, bool *out)
 {
-	const char *value = setting(id);
+	const char *value = mshare_run_setting(id);
 
 	if (strcmp(value, "0") && strcmp(value, "1")) {
 		preload_log(0, "%s=%s: want 0 or 1; taking nothing",
@@ -88,7 +81,7 @@ static unsigned long read_unit(const char *dir)
 
 static bool load(struct preload_config *c)
 {
-	const char *verbose = setting(SETTING_VERBOSE), *dir;
+	const char *verbose = mshare_run_setting(SETTING_VERBOSE), *dir;
 
 	if (!verbose[0] || strspn(verbose, "0123456789") != strlen(verbose)) {
 		preload_log(0, "%s=%s: want a level 0-2; taking nothing",
@@ -96,24 +89,24 @@ static bool load(struct preload_config *c)
 		return false;
 	}
 	c->verbose = atoi(verbose);
-	if (!mshare_run_parse_size(setting(SETTING_MIN_SIZE), &c->min_size)) {
+	if (!mshare_run_parse_size(mshare_run_setting(SETTING_MIN_SIZE), &c->min_size)) {
 		preload_log(0, "%s=%s: not a size (BYTES, or with K, M or G); taking nothing",
 			    mshare_run_settings[SETTING_MIN_SIZE].env,
-			    setting(SETTING_MIN_SIZE));
+			    mshare_run_setting(SETTING_MIN_SIZE));
 		return false;
 	}
 	if (!flag(SETTING_STRICT, &c->strict) ||
 	    !flag(SETTING_DRY_RUN, &c->dry_run) ||
 	    !flag(SETTING_SYSV, &c->sysv))
 		return false;
-	dir = setting(SETTING_DIR);
+	dir = mshare_run_setting(SETTING_DIR);
 	if (strlen(dir) >= sizeof(c->dir) - 64) {
 		preload_log(0, "%s: path too long; taking nothing",
 			    mshare_run_settings[SETTING_DIR].env);
 		return false;
 	}
 	strcpy(c->dir, dir);
-	if (!executable_chosen(setting(SETTING_EXECUTABLES)))
+	if (!executable_chosen(mshare_run_setting(SETTING_EXECUTABLES)))
 		return false;
 	c->unit = read_unit(dir);
 	if (!c->unit)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -52,8 +53,6 @@ static enum verdict judge(struct request *r)
 		r->why = "PROT_EXEC (msharefs is noexec)", r->err = EPERM;
 	else if (r->flags & MAP_HUGETLB)
 		r->why = "MAP_HUGETLB (a region's pages are not hugetlb pages)", r->err = EINVAL;
-	else if (r->flags & MAP_LOCKED)
-		r->why = "MAP_LOCKED (a region's pages cannot be locked)", r->err = EINVAL;
 	else if (r->flags & MAP_GROWSDOWN)
 		r->why = "MAP_GROWSDOWN", r->err = EINVAL;
 	else if (fixed && (r->addr & (c->unit - 1)))
@@ -63,6 +62,23 @@ static enum verdict judge(struct request *r)
 	else
 		return TAKE;
 	return c->strict ? FAIL : LEAVE;
+}
+
+/*
+ * MAP_LOCKED: lock the whole region, as the kernel locks a mapping made
+ * with it, and fail as mmap() fails then: EPERM if this process may not
+ * lock memory at all, EAGAIN if RLIMIT_MEMLOCK is too small for the
+ * region (a unit or more, not only the length asked).
+ */
+static int lock_region(unsigned long start, unsigned long size)
+{
+	if (!syscall(SYS_mlock, start, size))
+		return 0;
+	preload_log(0, "MAP_LOCKED: cannot lock the region at %#lx (%lu bytes): %s",
+		    start, size, strerror(errno));
+	if (errno == ENOMEM)
+		errno = EAGAIN;
+	return -1;
 }
 
 static void *take(const struct request *r)
@@ -85,6 +101,10 @@ static void *take(const struct request *r)
 			    preload_config.strict ? "failed" : "left", r->len,
 			    path, strerror(-start));
 		errno = -start;
+		return MAP_FAILED;
+	}
+	if ((r->flags & MAP_LOCKED) && lock_region(start, size)) {
+		real_munmap((void *)start, size);
 		return MAP_FAILED;
 	}
 	m.addr = start;
@@ -143,14 +163,12 @@ PRELOAD_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
  */
 PRELOAD_EXPORT int munmap(void *addr, size_t len)
 {
-	unsigned long page = sysconf(_SC_PAGESIZE);
 	struct preload_mapping m;
 	int ret;
 
 	if (!preload_untrack((unsigned long)addr, &m))
 		return real_munmap(addr, len);
-	if (m.shmid >= 0 || (len + page - 1) / page < (m.asked + page - 1) / page ||
-	    len > m.size) {
+	if (m.shmid >= 0 || !preload_covers_asked(&m, len)) {
 		preload_log(0, "munmap(%p, %zu) of part of the region mapped there: the kernel refuses it",
 			    addr, len);
 		preload_track(&m);

@@ -105,6 +105,29 @@ bool preload_untrack(unsigned long addr, struct preload_mapping *m)
 	return found;
 }
 
+bool preload_lookup(unsigned long addr, struct preload_mapping *m)
+{
+	bool found = false;
+
+	lock();
+	for (int i = 0; i < MAX_MAPPINGS && !found; i++) {
+		if (mappings[i].size && mappings[i].addr == addr) {
+			*m = mappings[i];
+			found = true;
+		}
+	}
+	unlock();
+	return found;
+}
+
+bool preload_covers_asked(const struct preload_mapping *m, size_t len)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE);
+
+	return (len + page - 1) / page >= (m->asked + page - 1) / page &&
+	       len <= m->size;
+}
+
 /* The start the region at @fd has, 0 when nobody has mapped it yet. */
 static long region_start(int fd, unsigned long size)
 {

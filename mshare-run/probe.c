@@ -4,7 +4,7 @@
  * scenario an invocation, as a program of the user's would be: it uses
  * shared memory through libc alone and checks what it got.
  *
- *   probe anon SIZE WANT [exec|fixed-unaligned|locked|partial-unmap]
+ *   probe anon SIZE WANT [exec|fixed-unaligned|locked|mlock|partial-unmap]
  *   probe sysv SIZE WANT
  *   probe sysv-removed SIZE      (IPC_RMID while attached)
  *   probe sysv-join ID VALUE     (run by "sysv" through execv)
@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "size.h"
+
 static const char *self;
 static int failures;
 
@@ -39,16 +41,16 @@ static int failures;
 	}								\
 } while (0)
 
+/* A SIZE argument, as the launcher's options spell sizes */
 static unsigned long parse_size(const char *text)
 {
-	char *end;
-	unsigned long n = strtoul(text, &end, 0);
+	unsigned long bytes;
 
-	if (*end == 'K')
-		n <<= 10;
-	else if (*end == 'M')
-		n <<= 20;
-	return n;
+	if (!mshare_run_parse_size(text, &bytes)) {
+		fprintf(stderr, "probe: bad size %s\n", text);
+		exit(2);
+	}
+	return bytes;
 }
 
 /* The /proc/self/maps line's path for @addr, "" for none, NULL unmapped. */
@@ -141,6 +143,39 @@ static void *map_anon(unsigned long len, const char *how)
 	return mmap(addr, len, prot, flags, -1, 0);
 }
 
+/* VmLck of this process in kB, or -1 */
+static long vmlck_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Locked memory, by MAP_LOCKED ("locked") or by mlock() of what was asked
+ * ("mlock"): VmLck counts at least @len; a part cannot be unlocked (a
+ * region is locked whole); munlock() of @len unlocks it all.
+ */
+static void check_locking(void *mem, unsigned long len, const char *how)
+{
+	if (!strcmp(how, "mlock"))
+		check(!mlock(mem, len), "mlock(%p, %lu): %s", mem, len,
+		      strerror(errno));
+	check(vmlck_kb() >= (long)(len >> 10), "VmLck %ld kB, want %lu at least",
+	      vmlck_kb(), len >> 10);
+	check(munlock(mem, 4096) == -1 && errno == EINVAL,
+	      "munlock of one page of a locked region: want EINVAL, got %d", errno);
+	check(!munlock(mem, len), "munlock(%p, %lu): %s", mem, len, strerror(errno));
+	check(vmlck_kb() == 0, "VmLck %ld kB after munlock, want 0", vmlck_kb());
+}
+
 static void scenario_anon(unsigned long len, const char *want, const char *how)
 {
 	int err = want_errno(want);
@@ -156,6 +191,8 @@ static void scenario_anon(unsigned long len, const char *want, const char *how)
 		return;
 	check_kind(mem, want, "/mshare-run.");
 	check_shared_with_child(mem, len);
+	if (how && (!strcmp(how, "locked") || !strcmp(how, "mlock")))
+		check_locking(mem, len, how);
 	if (how && !strcmp(how, "partial-unmap")) {
 		check(munmap(mem, 4096) == -1 && errno == EINVAL,
 		      "munmap of one page of a region: want EINVAL, got %d", errno);

@@ -11,6 +11,7 @@
 #define MSHARE_RUN_SETTINGS_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 
 enum mshare_run_setting_id {
 	SETTING_MIN_SIZE,
@@ -44,7 +45,7 @@ static const struct mshare_run_setting mshare_run_settings[SETTING_COUNT] = {
 		"fail a mapping that cannot go into a region instead of leaving it" },
 	[SETTING_VERBOSE] = {
 		"verbose", "MSHARE_RUN_VERBOSE", "LEVEL", NULL, "1",
-		"0: errors only; 1: each mapping taken or left; 2: and each unmap" },
+		"0: errors only; 1: each mapping taken or left; 2: and each unmap, lock" },
 	[SETTING_DRY_RUN] = {
 		"dry-run", "MSHARE_RUN_DRY_RUN", NULL, "1", "0",
 		"log what would be taken, take nothing" },
@@ -55,6 +56,14 @@ static const struct mshare_run_setting mshare_run_settings[SETTING_COUNT] = {
 		"dir", "MSHARE_RUN_DIR", "PATH", NULL, "/sys/fs/mshare",
 		"where msharefs is mounted" },
 };
+
+/* A setting's value: its variable's, else its default. */
+static inline const char *mshare_run_setting(enum mshare_run_setting_id id)
+{
+	const char *value = getenv(mshare_run_settings[id].env);
+
+	return value ? value : mshare_run_settings[id].dflt;
+}
 
 /* The library the launcher preloads, next to the launcher itself. */
 #define MSHARE_RUN_LIBRARY	"libmshare-run.so"

@@ -15,7 +15,9 @@
  * - madvise() keeps a region's data; an advice that changes a vma flag on
  *   a part of a region's vma is EINVAL (the vma never splits), on all of
  *   it works; MADV_DONTFORK leaves the mapping out of a child;
- * - mlock() and mlockall() succeed and lock no region (VmLck 0, no "lo");
+ * - mlock() and mlockall() lock a whole region (VmLck counts it, smaps
+ *   says "lo") until munlock(); mlock() of a part is EINVAL (the vma never
+ *   splits);
  * - msync(), fsync() and fdatasync() of a region return 0.
  *
  * Anonymous slots take the advice and the lookups too, with upstream's
@@ -841,8 +843,8 @@ static const struct {
 /*
  * The vma of a slot against the model: exactly the unit for a region
  * (shared, writable as mapped), at least it for anonymous memory; the
- * madvise flags; "lo" never on a region, on anonymous memory only while
- * @locked (mlockall).  A message in @why, or "".
+ * madvise flags; "lo" only while @locked (mlockall).  A message in @why,
+ * or "".
  */
 static void check_vma(const struct fz_slot *s, const struct smaps_vma *v,
 		      unsigned long addr, bool locked, char *why, size_t size)
@@ -859,9 +861,9 @@ static void check_vma(const struct fz_slot *s, const struct smaps_vma *v,
 	else if (strcmp(v->perms, !region ? "rw-p" : s->writable ? "rw-s" :
 			"r--s"))
 		snprintf(why, size, "perms %s", v->perms);
-	else if (has_flag(v, "lo") != (locked && !region))
+	else if (has_flag(v, "lo") != locked)
 		snprintf(why, size, "VmFlags%s: want \"lo\" %s", v->flags,
-			 locked && !region ? "set" : "clear");
+			 locked ? "set" : "clear");
 	for (i = 0; !why[0] && i < ARRAY_SIZE(vm_mnemonics); i++)
 		if (has_flag(v, vm_mnemonics[i].mnemonic) !=
 		    !!(s->vmflags & vm_mnemonics[i].bit))
@@ -1031,21 +1033,27 @@ static const char *const lock_name[FZL_NR] = {
 	"mlock", "mlock2 onfault", "munlock", "mlockall", "munlockall",
 };
 
-/* Locked nothing that stays: VmLck 0 (the agent locks nothing else). */
-static bool expect_unlocked(struct fz_run *run, struct fz_proc *p,
-			    int region, const struct fz_reply *r)
+/* VmLck after the call: @want_kb (the agent locks nothing else) */
+static bool expect_vmlck(struct fz_run *run, struct fz_proc *p, int region,
+			 const struct fz_reply *r, long want_kb)
 {
-	if (r->vmlck_kb == 0)
+	if (r->vmlck_kb == want_kb)
 		return true;
-	fz_fail(run, p->id, fz_rid(run, region), "VmLck %ld kB, want 0",
-		r->vmlck_kb);
+	fz_fail(run, p->id, fz_rid(run, region), "VmLck %ld kB, want %ld",
+		r->vmlck_kb, want_kb);
 	return false;
 }
 
+static bool expect_unlocked(struct fz_run *run, struct fz_proc *p,
+			    int region, const struct fz_reply *r)
+{
+	return expect_vmlck(run, p, region, r, 0);
+}
+
 /*
- * mlockall(MCL_CURRENT | MCL_ONFAULT): anonymous memory is locked (and
- * so "lo" in smaps; on fault, so no GiB is allocated), no region is;
- * then munlockall() leaves nothing locked.
+ * mlockall(MCL_CURRENT | MCL_ONFAULT): anonymous memory and regions are
+ * locked (and so "lo" in smaps; on fault, so no GiB is allocated); then
+ * munlockall() leaves nothing locked.
  */
 static bool lock_all(struct fz_run *run, struct fz_proc *p)
 {
@@ -1082,12 +1090,15 @@ static int regions_mapped(const struct fz_proc *p)
 }
 
 /*
- * mlock(), mlock2(), munlock() of a region, all or part: 0, and nothing
- * locked; ENOMEM where nothing is mapped.  Anonymous memory would be
- * locked and populated for real: left out.  mlock() and mlockall()
- * populated a region (zero pages, up to 1 s a GiB) until 0062: a GiB (at
- * most: MSHARE_TOUCH_LEN) or half of one is locked rarely, mlockall() by
- * a process with one region rarely (and only on UML), with more never.
+ * mlock() or mlock2() of a whole region locks it (VmLck counts the unit)
+ * until the munlock() that follows at once; of a part, EINVAL, as the
+ * region's vma never splits.  munlock() of an unlocked region, all or
+ * part, changes nothing: 0.  ENOMEM where nothing is mapped.  Anonymous
+ * memory would be locked and populated for real: left out.  mlock() and
+ * mlockall() populated a region (zero pages, up to 1 s a GiB) until 0062:
+ * a GiB (at most: MSHARE_TOUCH_LEN) or half of one is locked rarely,
+ * mlockall() by a process with one region rarely (and only on UML), with
+ * more never.  The draws stay as they were, so that a seed replays.
  */
 bool fz_op_mlock(struct fz_run *run, struct fz_proc *p)
 {
@@ -1119,9 +1130,22 @@ bool fz_op_mlock(struct fz_run *run, struct fz_proc *p)
 		    lock_name[how], slot,
 		    fz_slot_what(run, s, what, sizeof(what)),
 		    range_name[rg.how]);
+	if (s->kind == FZ_EMPTY || how == FZL_MUNLOCK)
+		return fz_call(run, p, region, &c, &r) &&
+		       fz_expect_err(run, p, region,
+				     s->kind == FZ_EMPTY ? ENOMEM : 0, &r) &&
+		       expect_unlocked(run, p, region, &r);
+	if (rg.len != mshare_unit())
+		return fz_call(run, p, region, &c, &r) &&
+		       fz_expect_err(run, p, region, EINVAL, &r) &&
+		       expect_unlocked(run, p, region, &r);
+	if (!fz_call(run, p, region, &c, &r) ||
+	    !fz_expect_err(run, p, region, 0, &r) ||
+	    !expect_vmlck(run, p, region, &r, mshare_unit() >> 10))
+		return false;
+	c.flags = FZL_MUNLOCK;
 	return fz_call(run, p, region, &c, &r) &&
-	       fz_expect_err(run, p, region, s->kind == FZ_EMPTY ? ENOMEM : 0,
-			     &r) &&
+	       fz_expect_err(run, p, region, 0, &r) &&
 	       expect_unlocked(run, p, region, &r);
 }
 

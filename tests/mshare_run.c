@@ -59,9 +59,8 @@ RUN_CASE(anon_fixed_unaligned_left, { NULL },
 	 { "anon", "4M", "plain", "fixed-unaligned" })
 RUN_CASE(anon_fixed_unaligned_strict_fails, { "--strict" },
 	 { "anon", "4M", "fails-EINVAL", "fixed-unaligned" })
-RUN_CASE(anon_locked_left, { NULL }, { "anon", "4M", "plain", "locked" })
-RUN_CASE(anon_locked_strict_fails, { "--strict" },
-	 { "anon", "4M", "fails-EINVAL", "locked" })
+RUN_CASE(anon_map_locked_taken, { NULL }, { "anon", "4M", "region", "locked" })
+RUN_CASE(anon_mlock_taken, { NULL }, { "anon", "4M", "region", "mlock" })
 RUN_CASE(anon_dry_run_takes_nothing, { "--dry-run" }, { "anon", "4M", "plain" })
 RUN_CASE(anon_other_executable_left, { "--only=postgres" },
 	 { "anon", "4M", "plain" })
@@ -205,8 +204,8 @@ static const struct harness_test run_tests[] = {
 	RUN_ENTRY(anon_exec_strict_fails),
 	RUN_ENTRY(anon_fixed_unaligned_left),
 	RUN_ENTRY(anon_fixed_unaligned_strict_fails),
-	RUN_ENTRY(anon_locked_left),
-	RUN_ENTRY(anon_locked_strict_fails),
+	RUN_ENTRY(anon_map_locked_taken),
+	RUN_ENTRY(anon_mlock_taken),
 	RUN_ENTRY(anon_dry_run_takes_nothing),
 	RUN_ENTRY(anon_other_executable_left),
 	RUN_ENTRY(anon_creator_exits_first),

@@ -103,11 +103,12 @@ int mshare_dbg_find(const char *name, struct mshare_dbg *dbg)
 		if (strncmp(line, want, strlen(want)))
 			continue;
 		memset(dbg, 0, sizeof(*dbg));
+		dbg->lockers = -1;
 		if (sscanf(line + strlen(want),
-			   "start=%lx size=%lx refcount=%u deleted=%d pgtables_bytes=%lu rss_pages=%lu",
+			   "start=%lx size=%lx refcount=%u deleted=%d pgtables_bytes=%lu rss_pages=%lu lockers=%d",
 			   &dbg->start, &dbg->size, &dbg->refcount,
 			   &dbg->deleted, &dbg->pgtables_bytes,
-			   &dbg->rss_pages) != 6)
+			   &dbg->rss_pages, &dbg->lockers) < 6)
 			return -EINVAL;
 		return 0;
 	}

@@ -45,8 +45,7 @@ static int region_setup(struct shm_target *t)
 	return res.exited && !res.status ? 0 : -EIO;
 }
 
-/* The length of the memory, of the file and of each mapping */
-static unsigned long shm_target_len(const struct shm_target *t)
+unsigned long shm_target_len(const struct shm_target *t)
 {
 	return t->kind == SHM_MEMFD && t->memfd_size ? t->memfd_size :
 						       mshare_unit();

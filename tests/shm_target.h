@@ -66,6 +66,8 @@ int shm_target_setup(struct shm_target *t);
  * file is opened read-only unless @prot has PROT_WRITE.  NULL and errno
  * set on failure.
  */
+/* The length of the memory, of the file and of each mapping */
+unsigned long shm_target_len(const struct shm_target *t);
 void *shm_target_map(const struct shm_target *t, int prot);
 
 /*
