@@ -134,9 +134,12 @@ static void explain_item(const struct selection_item *it)
 		suite_found = true;
 		print_tests(s);
 	}
-	if (suite_found)
+	if (suite_found && it->test)
 		printf("harness: no test of the suites above matches '%s/%s'\n",
 		       it->suite, it->test);
+	else if (suite_found)
+		printf("harness: the suites above have no test that '%s' may run\n",
+		       it->suite);
 	else if (is_pattern(it->suite))
 		printf("harness: no suite matches '%s' (explicit-only suites must be named in full)\n",
 		       it->suite);

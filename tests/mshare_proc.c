@@ -8,8 +8,10 @@
  * mapped, and its VmRSS (RssShmem) grows by it.  With a region, the
  * reader's page tables are the region's: once its PGD entry leads there,
  * smaps walks the region's PTEs and shows every page present in the
- * region, while VmRSS does not grow, as the region's pages are counted in
- * the region's mm, which has no task.  A region's page counts as mapped
+ * region, and VmRSS (RssShmem) grows by as much (patch 0067; before it,
+ * not at all: the region's pages are counted in the region's mm, which
+ * has no task).  In every sharer, VmRSS is smaps_rollup's Rss (pss_case
+ * below).  A region's page counts as mapped
  * by as many processes as map the region (patch 0065): the reader alone
  * maps it here, so Private_*, Pss = Rss; pss_case below has 2 and 8.
  * pagemap, walking the same tables, shows them present.
@@ -250,11 +252,20 @@ static void run_proc_case(struct proc_case *c)
  * every page is Shared_*, none is PM_MMAP_EXCLUSIVE, and the Pss of all
  * of them adds up to the resident size, NPAGES + 1 pages, within the kB
  * each smaps rounds down.  Before patch 0065, every sharer of a region
- * had every page Private_Dirty with Pss = Rss, and exclusive.
+ * had every page Private_Dirty with Pss = Rss, and exclusive.  Each
+ * sharer's VmRSS is its smaps_rollup Rss, and its RssShmem holds the
+ * memory; before patch 0067, a region's sharer left the region out of
+ * both.  /proc/PID/stat's rss (get_mm_rss(), which the OOM killer's
+ * badness counts too) still leaves a region out (compared on one CPU,
+ * where its counters are exact).
  */
 struct pss_view {
 	struct smaps_counts smaps;
 	long exclusive;		/* PM_MMAP_EXCLUSIVE, of the NPAGES pages */
+	long rollup_rss_kb;	/* smaps_rollup's Rss, read just before... */
+	long vmrss_kb;		/* ...status's VmRSS */
+	long rssshmem_kb;
+	long stat_rss_kb;	/* /proc/PID/stat's rss, get_mm_rss() */
 	int err;		/* the step that failed, 0 if none */
 };
 
@@ -296,6 +307,46 @@ static long pagemap_exclusive(unsigned long addr)
 	return n;
 }
 
+/* /proc/self/stat's rss (field 24, in pages) in kB, or -1 */
+static long stat_rss_kb(void)
+{
+	static char stat[1024];
+	const char *after_comm;
+	long rss;
+
+	if (harness_read_file("/proc/self/stat", stat, sizeof(stat)) < 0)
+		return -1;
+	after_comm = strrchr(stat, ')');
+	/* state, then fields 4-23, then rss */
+	if (!after_comm || sscanf(after_comm + 2,
+				  "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %ld",
+				  &rss) != 1)
+		return -1;
+	return KB(rss);
+}
+
+/*
+ * smaps_rollup's Rss, then status's VmRSS and RssShmem and stat's rss,
+ * with nothing mapped or touched in between: 0, or -1
+ */
+static int read_rss(struct pss_view *v)
+{
+	static char rollup[4096];
+
+	/* Fault in what the reads write to first: not what we measure */
+	memset(rollup, 0, sizeof(rollup));
+	harness_proc_status_kb("VmRSS");
+	if (harness_read_file("/proc/self/smaps_rollup", rollup,
+			      sizeof(rollup)) < 0 ||
+	    harness_kb_field_parse(rollup, "Rss", &v->rollup_rss_kb))
+		return -1;
+	v->vmrss_kb = harness_proc_status_kb("VmRSS");
+	v->rssshmem_kb = harness_proc_status_kb("RssShmem");
+	v->stat_rss_kb = stat_rss_kb();
+	return v->vmrss_kb < 0 || v->rssshmem_kb < 0 || v->stat_rss_kb < 0 ?
+	       -1 : 0;
+}
+
 static int pss_sharer(struct pss_case *c, struct pss_view *v)
 {
 	volatile unsigned long *p;
@@ -316,6 +367,8 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 		return 3;
 	v->smaps = smaps_counts(entry);
 	v->exclusive = pagemap_exclusive(c->target.addr + RANGE_OFF);
+	if (read_rss(v))
+		return 4;
 	/* Nobody unmaps before every sharer has looked */
 	pss_barrier(&c->sync->measured, c->sharers);
 	free(buf);
@@ -353,14 +406,27 @@ static void run_pss_case(struct pss_case *c)
 	for (i = 0; i < c->sharers; i++) {
 		struct pss_view *v = &sync->view[i];
 
-		printf("    %s sharer %d of %d: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, pagemap exclusive %ld of %d\n",
+		printf("    %s sharer %d of %d: smaps Rss %ld Pss %ld Private %ld Shared %ld kB, pagemap exclusive %ld of %d; smaps_rollup Rss %ld kB, VmRSS %ld kB, RssShmem %ld kB\n",
 		       shm_kind_name(c->target.kind), i + 1, c->sharers,
 		       v->smaps.rss_kb, v->smaps.pss_kb, v->smaps.private_kb, v->smaps.shared_kb,
-		       v->exclusive, NPAGES);
+		       v->exclusive, NPAGES, v->rollup_rss_kb, v->vmrss_kb,
+		       v->rssshmem_kb);
 		MSHARE_ASSERT_EQ(v->smaps.rss_kb, resident_kb);
 		MSHARE_ASSERT_EQ(v->smaps.shared_kb, resident_kb);
 		MSHARE_ASSERT_EQ(v->smaps.private_kb, 0);
 		MSHARE_ASSERT_EQ(v->exclusive, 0);
+		MSHARE_ASSERT_EQ(v->vmrss_kb, v->rollup_rss_kb);
+		/* The memory, and the page of @sync the sharer wrote */
+		CU_ASSERT(v->rssshmem_kb >= resident_kb);
+		/*
+		 * get_mm_rss(): the mm's own counters, without the region.
+		 * It reads them as last folded, up to a batch of pages a CPU
+		 * behind status's sums: exact on one CPU only.
+		 */
+		if (sysconf(_SC_NPROCESSORS_ONLN) == 1)
+			MSHARE_ASSERT_EQ(v->stat_rss_kb, v->vmrss_kb -
+					 (c->target.kind == SHM_REGION ?
+					  resident_kb : 0));
 		sum_pss += v->smaps.pss_kb;
 	}
 	if (c->target.kind == SHM_REGION) {
@@ -587,8 +653,8 @@ static void reader_view_region(void)
 				.rss_kb = KB(NPAGES + 1), .pss_kb = KB(NPAGES + 1),
 				.private_kb = KB(NPAGES + 1), .shared_kb = 0,
 			},
-			.vmrss_growth_kb = 0, .pagemap_present = NPAGES,
-			.mincore_resident = NPAGES,
+			.vmrss_growth_kb = KB(NPAGES + 1),
+			.pagemap_present = NPAGES, .mincore_resident = NPAGES,
 		},
 	};
 
