@@ -388,16 +388,22 @@ static int partial_locker(void *arg)
 	return mshare_report_done(r);
 }
 
-static void run_partial_case(struct mlock_case *c)
+/* A case of one child, @fn, that leaves nothing locked */
+static void run_one_child_case(struct mlock_case *c, int (*fn)(void *))
 {
 	struct harness_child_result res;
 
 	case_begin(c);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(partial_locker, c,
-						 CHILD_TIMEOUT, &res), 0);
+	CU_ASSERT_EQUAL(harness_run_child_timeout(fn, c, CHILD_TIMEOUT, &res),
+			0);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 	check_lockers(c, 0);
 	case_end(c);
+}
+
+static void run_partial_case(struct mlock_case *c)
+{
+	run_one_child_case(c, partial_locker);
 }
 
 SHM_TEST_PAIR(struct mlock_case, partial_lock, run_partial_case,
@@ -432,14 +438,7 @@ static int limited_locker(void *arg)
 
 static void run_limit_case(struct mlock_case *c)
 {
-	struct harness_child_result res;
-
-	case_begin(c);
-	CU_ASSERT_EQUAL(harness_run_child_timeout(limited_locker, c,
-						 CHILD_TIMEOUT, &res), 0);
-	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
-	check_lockers(c, 0);
-	case_end(c);
+	run_one_child_case(c, limited_locker);
 }
 
 SHM_TEST_PAIR(struct mlock_case, memlock_limit, run_limit_case,

@@ -49,13 +49,6 @@ static unsigned long *range_of(void *p)
 	return (unsigned long *)((char *)p + RANGE_OFF);
 }
 
-/* Pages written to swap since boot (per-cpu counts folded in first) */
-static long pages_swapped_out(void)
-{
-	harness_vm_stat_refresh();
-	return harness_vmstat("pswpout");
-}
-
 /* How many of the range's pages mincore() calls resident, or -1 */
 static long count_resident(const void *range)
 {
@@ -190,17 +183,17 @@ static void run_locked_case(struct locked_case *c)
 	case_begin(c);
 	CU_ASSERT_EQUAL_FATAL(harness_start_paused_child(&c->locker, locker,
 							 c), 0);
-	before = pages_swapped_out();
+	before = swap_pages_written();
 	paged = page_out(c);
 	reclaim_err = reclaim_cgroup(c);
 	reclaimed = page_out(c);
-	swapped = pages_swapped_out() - before;
+	swapped = swap_pages_written() - before;
 	CU_ASSERT_EQUAL(harness_release_paused_child(&c->locker, CHILD_TIMEOUT,
 						     &res), 0);
 	MSHARE_ASSERT_CHILD(&res, c->locker_report, NULL, 0);
-	before = pages_swapped_out();
+	before = swap_pages_written();
 	page_out(c);
-	unlocked_swapped = pages_swapped_out() - before;
+	unlocked_swapped = swap_pages_written() - before;
 	printf("\n    %s: %d pages locked; resident after MADV_PAGEOUT %ld, after memory.reclaim (%s) %ld, %ld written to swap; unlocked, MADV_PAGEOUT wrote %ld\n",
 	       shm_kind_name(c->target.kind), NPAGES, paged,
 	       mshare_errname(reclaim_err), reclaimed, swapped,

@@ -45,13 +45,6 @@ struct swap_case {
 	struct harness_paused_child sharer;	/* remote case */
 };
 
-/* Pages written to swap since boot (per-cpu counts folded in first) */
-static long pages_swapped_out(void)
-{
-	harness_vm_stat_refresh();
-	return harness_vmstat("pswpout");
-}
-
 static unsigned long *range_of(unsigned long *p)
 {
 	return p + RANGE_OFF / sizeof(long);
@@ -88,11 +81,11 @@ static int paging_out_sharer(void *arg)
 	if (!p)
 		return 1;
 	fill(range_of(p), 1);
-	before = pages_swapped_out();
+	before = swap_pages_written();
 	mshare_report_step(r, "MADV_PAGEOUT");
 	if (madvise(range_of(p), NPAGES * PAGE, MADV_PAGEOUT))
 		return mshare_report_fail(r, errno);
-	c->counts->swapped_out = pages_swapped_out() - before;
+	c->counts->swapped_out = swap_pages_written() - before;
 	return mshare_report_done(r);
 }
 
@@ -229,9 +222,9 @@ static void run_remote_case(struct swap_case *c)
 	CU_ASSERT_EQUAL_FATAL(harness_start_paused_child(&c->sharer,
 							 remotely_paged_sharer,
 							 c), 0);
-	before = pages_swapped_out();
+	before = swap_pages_written();
 	done = page_out_remotely(c->sharer.pid, c->target.addr + RANGE_OFF);
-	c->counts->swapped_out = pages_swapped_out() - before;
+	c->counts->swapped_out = swap_pages_written() - before;
 	CU_ASSERT_EQUAL(harness_release_paused_child(&c->sharer, CHILD_TIMEOUT,
 						     &res), 0);
 	printf("    %s: process_madvise(MADV_PAGEOUT) of %d pages of another process: %s, %ld written to swap; %ld present after it\n",

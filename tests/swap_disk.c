@@ -34,3 +34,9 @@ int swap_disk_off(void)
 {
 	return swapoff(harness_swap_disk()) ? -1 : 0;
 }
+
+long swap_pages_written(void)
+{
+	harness_vm_stat_refresh();
+	return harness_vmstat("pswpout");
+}

@@ -12,5 +12,7 @@ const char *swap_disk_required(void);
 /* A suite's .init and .cleanup: swapon and swapoff of the swap disk */
 int swap_disk_on(void);
 int swap_disk_off(void);
+/* Pages written to swap since boot (pswpout, per-cpu counts folded in) */
+long swap_pages_written(void);
 
 #endif
