@@ -358,6 +358,21 @@ out:
 	return count;
 }
 
+long harness_mincore_resident(uintptr_t addr, long pages)
+{
+	long page = sysconf(_SC_PAGESIZE), i, resident = 0;
+	unsigned char *vec = malloc(pages);
+
+	if (!vec || mincore((void *)addr, pages * page, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
 /* A /proc/vmstat counter ("pgfault 1234" lines, no unit), or -1. */
 long harness_vmstat(const char *field)
 {

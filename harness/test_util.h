@@ -98,6 +98,8 @@ long harness_pagemap_present(uintptr_t addr, long pages);
  * /proc/kpageflags (KPF_*, include/uapi/linux/kernel-page-flags.h), or -1.
  */
 long harness_pages_with_kpageflag(uintptr_t addr, long pages, int kpf);
+/* How many of the @pages pages from @addr mincore() calls resident, or -1 */
+long harness_mincore_resident(uintptr_t addr, long pages);
 
 void *harness_map_rw(size_t size, const char *memfd_name);
 /* A MAP_SHARED memfd of @size, read-write at @addr (NULL: anywhere). */

@@ -89,7 +89,8 @@ bool preload_track(const struct preload_mapping *m)
 	return done;
 }
 
-bool preload_untrack(unsigned long addr, struct preload_mapping *m)
+/* Copy out the mapping at @addr, and forget it if @remove */
+static bool find(unsigned long addr, struct preload_mapping *m, bool remove)
 {
 	bool found = false;
 
@@ -97,7 +98,8 @@ bool preload_untrack(unsigned long addr, struct preload_mapping *m)
 	for (int i = 0; i < MAX_MAPPINGS && !found; i++) {
 		if (mappings[i].size && mappings[i].addr == addr) {
 			*m = mappings[i];
-			mappings[i].size = 0;
+			if (remove)
+				mappings[i].size = 0;
 			found = true;
 		}
 	}
@@ -105,19 +107,14 @@ bool preload_untrack(unsigned long addr, struct preload_mapping *m)
 	return found;
 }
 
+bool preload_untrack(unsigned long addr, struct preload_mapping *m)
+{
+	return find(addr, m, true);
+}
+
 bool preload_lookup(unsigned long addr, struct preload_mapping *m)
 {
-	bool found = false;
-
-	lock();
-	for (int i = 0; i < MAX_MAPPINGS && !found; i++) {
-		if (mappings[i].size && mappings[i].addr == addr) {
-			*m = mappings[i];
-			found = true;
-		}
-	}
-	unlock();
-	return found;
+	return find(addr, m, false);
 }
 
 bool preload_covers_asked(const struct preload_mapping *m, size_t len)

@@ -52,14 +52,7 @@ static unsigned long *range_of(void *p)
 /* How many of the range's pages mincore() calls resident, or -1 */
 static long count_resident(const void *range)
 {
-	unsigned char vec[NPAGES];
-	long i, resident = 0;
-
-	if (mincore((void *)range, NPAGES * PAGE, vec))
-		return -1;
-	for (i = 0; i < NPAGES; i++)
-		resident += vec[i] & 1;
-	return resident;
+	return harness_mincore_resident((uintptr_t)range, NPAGES);
 }
 
 /* In the cgroup: write the range, lock the mapping, wait, unlock */

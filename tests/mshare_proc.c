@@ -123,14 +123,7 @@ static const char *smaps_entry(char *buf, size_t size, unsigned long addr)
 
 static long mincore_resident(unsigned long addr)
 {
-	unsigned char vec[NPAGES];
-	long i, n = 0;
-
-	if (mincore((void *)(addr + RANGE_OFF), NPAGES * PAGE, vec))
-		return -errno;
-	for (i = 0; i < NPAGES; i++)
-		n += vec[i] & 1;
-	return n;
+	return harness_mincore_resident(addr + RANGE_OFF, NPAGES);
 }
 
 /*

@@ -61,13 +61,14 @@ const char *shm_kind_name(enum shm_kind kind);
  */
 int shm_target_setup(struct shm_target *t);
 
+/* The length of the memory, of the file and of each mapping */
+unsigned long shm_target_len(const struct shm_target *t);
+
 /*
  * In a child: map the unit at t->addr, MAP_SHARED, with @prot; a region's
  * file is opened read-only unless @prot has PROT_WRITE.  NULL and errno
  * set on failure.
  */
-/* The length of the memory, of the file and of each mapping */
-unsigned long shm_target_len(const struct shm_target *t);
 void *shm_target_map(const struct shm_target *t, int prot);
 
 /*
