@@ -95,6 +95,11 @@ export KBUILD_LOCK ?= /tmp/mshare-uml-kbuild.lock
 KMAKE := flock $(KBUILD_LOCK) $(MAKE) -C $(SRC) O=$(OBJ) $(KBUILD_ARCH) \
 	CC="ccache gcc" HOSTCC="ccache gcc" -j$(JOBS)
 
+# make test: JOBS boots at once (each suite in JOBS parts); SHARD=K/N: the
+# K-th of N runners' share (docs/running-tests.md, "A CI matrix").
+SHARD ?=
+TEST_FLAGS = --jobs $(JOBS) $(if $(SHARD),--shard $(SHARD))
+
 # Kernel command line for `make run` / `make test`, and a boot timeout.
 T ?=
 RUN_ARGS ?=
@@ -126,7 +131,7 @@ $(error SERIES=base: not for $(filter $(BASE_NOT_GOALS),$(MAKECMDGOALS)); it bui
 endif
 endif
 
-.PHONY: all linux deps source config kernel harness mshare-run run prog test fuzz bench bench-loop pgbench pgbench-deps valgrind gdb \
+.PHONY: all linux deps source config kernel harness mshare-run run prog test merge-results fuzz bench bench-loop pgbench pgbench-deps valgrind gdb \
 	check-series export-patches clean distclean help selftests selftests-record-base coverage docs
 
 all: linux
@@ -139,6 +144,8 @@ help:
 	@echo '  make prog PROG=path [ARGS="a b"]  your own program inside ./linux, swap and scratch disks attached -> build/program.log'
 	@echo '  build/mshare-run/mshare-run [--strict] -- COMMAND  a program with its shared memory in regions (docs/mshare-run.md)'
 	@echo '  make SERIES=seed  build the seed (series up to "# seed ends here") -> build/seed/obj/linux'
+	@echo '  make test SHARD=k/N  the k-th of N runners'"'"' share of make test (a CI matrix; the same JOBS on each)'
+	@echo '  make merge-results RESULTS="dirs"  the runners'"'"' build/test/results (SERIES=seed: build/seed) merged -> build/test/merged'
 	@echo '  make test SERIES=seed  every test on the seed kernel, a verdict each, and the claims of uml/seed-defects.tsv -> build/seed/'
 	@echo '  make run SERIES=seed [T=...]  boot the seed kernel'
 	@echo '  make fuzz [SECONDS=60] [SEED=n]  the lifecycle fuzzer (default seed: the clock) -> build/fuzz.log'
@@ -270,17 +277,32 @@ ifeq ($(SEED_BUILD),)
 # first); make test ARCH=x86_64: the x86_64 target's alone.
 ifeq ($(KARCH),x86_64)
 test: linux
-	@bash $(ROOT)/uml/test.sh --arch x86_64
+	@bash $(ROOT)/uml/test.sh --arch x86_64 $(TEST_FLAGS)
 else
 test: linux pgbench-deps
 	@$(MAKE) --no-print-directory ARCH=x86_64 linux
-	@bash $(ROOT)/uml/test.sh --arch all
+	@bash $(ROOT)/uml/test.sh --arch all $(TEST_FLAGS)
 endif
 else
 test: linux
 	@bash $(ROOT)/uml/seed-compare.sh --suite-timeout $(SEED_SUITE_TIMEOUT) \
 		--test-timeout $(SEED_TEST_TIMEOUT) $(if $(SEED_BOOT_PER_TEST),--boot-per-test) \
-		$(OBJ)/linux $(BUILD)/seed
+		$(if $(SHARD),--shard $(SHARD)) $(OBJ)/linux $(BUILD)/seed
+endif
+
+# The results of a CI matrix's runners (make test SHARD=K/N, each runner's
+# build/test/results; SERIES=seed: each runner's build/seed) merged into
+# one, against the plan of the whole run: build/test/merged (or
+# build/seed/merged), one verdict.
+MERGE_OUT := $(if $(SEED_BUILD),$(BUILD)/seed/merged,$(BUILD)/test/merged)
+merge-results: harness
+	$(if $(RESULTS),,$(error make merge-results wants RESULTS="the runners' result directories"))
+ifneq ($(SEED_BUILD),)
+	@bash $(ROOT)/uml/seed-compare.sh --merge $(MERGE_OUT) $(RESULTS)
+else
+	@mkdir -p $(MERGE_OUT)
+	@$(HARNESS_OUT)/host-harness --list_tests >$(MERGE_OUT)/plan.txt
+	@python3 $(ROOT)/uml/merge-results.py --out $(MERGE_OUT) --plan $(MERGE_OUT)/plan.txt $(RESULTS)
 endif
 
 # The lifecycle fuzzer, SECONDS long, from SEED (default: the clock's, which
@@ -294,12 +316,12 @@ FAULT_PERCENT ?= 20
 ifeq ($(KARCH),x86_64)
 fuzz: linux
 	@KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' bash $(ROOT)/uml/fuzz.sh \
-		--cpus $(CPUS) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		--cpus $(CPUS) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) $(if $(SHARD),--shard $(SHARD)) \
 		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) --log $(ARCH_OUT)/fuzz.log
 else
 fuzz: linux
 	@$(if $(SEED_BUILD),LINUX=$(OBJ)/linux )bash $(ROOT)/uml/fuzz.sh \
-		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		--seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) $(if $(SHARD),--shard $(SHARD)) \
 		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) \
 		--log $(if $(SEED_BUILD),$(BUILD)/seed/fuzz.log,$(BUILD)/fuzz.log)
 endif

@@ -24,6 +24,7 @@
 #include "results_xml.h"
 #include "run_results.h"
 #include "selection.h"
+#include "shard.h"
 #include "suite_registry.h"
 #include "test_times.h"
 #include "test_util.h"
@@ -162,8 +163,13 @@ static int run_selected(void)
 	struct run_end end = { 0 };
 	bool results_failed = false;
 
-	end.watch_failed = start_kmsg_watch();
 	selection_apply(&sel);
+	shard_apply(&opts.shard, !opts.list_tests);
+	if (opts.list_tests) {
+		shard_print_plan();
+		return EXIT_PASS;
+	}
+	end.watch_failed = start_kmsg_watch();
 	requirements_apply();
 	selection_skip_suites(&skip, "left out of this run (harness.skip)");
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -20,6 +20,8 @@ enum {
 	OPT_SKIP,
 	OPT_RESULTS,
 	OPT_LIST,
+	OPT_LIST_TESTS,
+	OPT_SHARD,
 	OPT_WATCH_KMSG,
 	OPT_KMSG_FILE,
 	OPT_FUZZ_SEED,
@@ -34,6 +36,8 @@ static const struct option long_options[] = {
 	{ "skip", required_argument, NULL, OPT_SKIP },
 	{ "results", required_argument, NULL, OPT_RESULTS },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list_tests", no_argument, NULL, OPT_LIST_TESTS },
+	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "watch-kmsg", no_argument, NULL, OPT_WATCH_KMSG },
 	{ "kmsg-file", required_argument, NULL, OPT_KMSG_FILE },
 	{ "fuzz_seed", required_argument, NULL, OPT_FUZZ_SEED },
@@ -47,12 +51,14 @@ static const struct option long_options[] = {
 void options_usage(const char *prog)
 {
 	printf("usage: %s [--run SEL[,SEL...]] [--skip SUITE[,SUITE...]] [--results DIR]\n"
-	       "       [--list] [--watch-kmsg]\n"
+	       "       [--list] [--list_tests] [--shard K/N] [--watch-kmsg]\n"
 	       "       [--fuzz_seed N] [--fuzz_seconds N] [--fuzz_faults N] [SEL...]\n"
 	       "       %s --classify-console FILE\n"
 	       "Under UML (./linux ARGS): harness.run=SEL[,SEL...] harness.results=/host/dir\n"
 	       "  harness.skip=SUITE[,SUITE...] (left out, reported as skipped; patterns too)\n"
 	       "  harness.list harness.help harness.fuzz_seed=N harness.fuzz_seconds=N\n"
+	       "  harness.shard=K/N (the K-th of N parts of the selected tests: test i when\n"
+	       "  i mod N = K-1) harness.list_tests (the tests the run would run, one a line)\n"
 	       "  harness.fuzz_faults=PERCENT (fail-nth on that share of the fuzzer's ops) [SEL...]\n"
 	       "SEL: suite or suite/test, fnmatch patterns ('mshare_*', 'mshare_fork/child_*'),\n"
 	       "  in harness.run= or as words of their own; quote them for the shell.  A name or\n"
@@ -113,8 +119,13 @@ static int apply_option(struct harness_options *opts, int opt,
 		return set_number(&opts->fuzz_seconds, arg);
 	case OPT_FUZZ_FAULTS:
 		return set_number(&opts->fuzz_faults, arg);
+	case OPT_SHARD:
+		return shard_parse(&opts->shard, arg);
 	case OPT_LIST:
 		opts->list = true;
+		return 0;
+	case OPT_LIST_TESTS:
+		opts->list_tests = true;
 		return 0;
 	case OPT_WATCH_KMSG:
 		opts->watch_kmsg = true;

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "shard.h"
+
 struct harness_options {
 	bool list;
 	bool help;
@@ -16,6 +18,10 @@ struct harness_options {
 	char *skip;
 	/* Positional selection words, joined by commas; NULL if none. */
 	char *words;
+	/* harness.shard=K/N: this boot's part of the selection. */
+	struct shard shard;
+	/* Print the tests the selection (and shard) would run, run none. */
+	bool list_tests;
 	/* Directory for the results files (a host path under UML). */
 	char *results;
 	/* Test hook: read "kernel log" records from this file. */

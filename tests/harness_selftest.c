@@ -15,6 +15,7 @@
 #include "kmsg_patterns.h"
 #include "options.h"
 #include "selection.h"
+#include "shard.h"
 
 static void test_selection_suite_only(void)
 {
@@ -131,6 +132,33 @@ static void test_selection_explicit_only(void)
 	CU_ASSERT_EQUAL_FATAL(selection_parse("fa*", &sel), 0);
 	CU_ASSERT_FALSE(selection_wants_suite(&sel, &fake));
 	selection_free(&sel);
+}
+
+/* N parts take every test once; a malformed K/N is refused. */
+static void test_shard_parts(void)
+{
+	static const char *const bad[] = { "", "1", "0/2", "3/2", "1/0",
+					   "1/-2", "+1/2", " 1/2", "1/2x",
+					   "1//2", NULL };
+	const char *const *b;
+	struct shard parts[3];
+	unsigned int i, k, takers;
+
+	for (k = 0; k < 3; k++) {
+		char spec[8];
+
+		snprintf(spec, sizeof(spec), "%u/3", k + 1);
+		CU_ASSERT_EQUAL_FATAL(shard_parse(&parts[k], spec), 0);
+	}
+	for (i = 0; i < 10; i++) {
+		for (takers = 0, k = 0; k < 3; k++)
+			takers += shard_takes(&parts[k], i);
+		CU_ASSERT_EQUAL(takers, 1);
+	}
+	CU_ASSERT_TRUE(shard_takes(&parts[1], 4));
+	CU_ASSERT_TRUE(shard_takes(&(struct shard){ 0 }, 4));
+	for (b = bad; *b; b++)
+		CU_ASSERT_NOT_EQUAL(shard_parse(&parts[0], *b), 0);
 }
 
 /* kunit.py's "suite.test" never reaches init: it must not be ignored. */
@@ -355,6 +383,7 @@ static const struct harness_test harness_tests[] = {
 	{ "selection_globs", test_selection_globs },
 	{ "selection_explicit_only", test_selection_explicit_only },
 	{ "selection_dotted", test_selection_dotted },
+	{ "shard_parts", test_shard_parts },
 	{ "options_cmdline", test_options_cmdline },
 	{ "options_positional", test_options_positional },
 	{ "kmsg_matcher", test_kmsg_matcher },

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check a results file of a harness run against the harness's own counts.
+"""Check a results file of a harness run against the harness's own counts
+(or against uml/merge-results.py's, for the merged parts of a run).
 
 The harness ends its console with "harness: P passed, F failed, S skipped"
 and names each file it wrote ("harness: KTAP results written to PATH").
@@ -24,9 +25,11 @@ import sys
 import xml.etree.ElementTree as ET
 
 COUNTS = ('passed', 'failed', 'skipped')
+# The harness's lines, or uml/merge-results.py's for the merged parts.
 HARNESS_COUNTS = re.compile(
-    r'^harness: (\d+) passed, (\d+) failed, (\d+) skipped$')
-WRITTEN = re.compile(r'^harness: (\S+) results written to (\S+)$')
+    r'^(?:harness|merge-results): (\d+) passed, (\d+) failed, (\d+) skipped$')
+WRITTEN = re.compile(
+    r'^(?:harness|merge-results): (\S+) results written to (\S+)$')
 KUNIT_SUMMARY = re.compile(r'Testing complete\. Ran (\d+) tests?: ?(.*)$')
 # A case of a suite: one subtest level down.
 KTAP_CASE_RESULT = re.compile(r'^    (ok|not ok) \d+ ')

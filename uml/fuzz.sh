@@ -5,6 +5,7 @@
 # is ./linux's (0 only if the fuzzer passed and the kernel log stayed clean).
 #
 # usage: fuzz.sh [--seconds N] [--seed N] [--faults PERCENT] [--log FILE] [--quiet]
+#                [--shard K/N] [--cpus N]
 # Without --seed the seed comes from the clock.  --faults: fail-nth fault
 # injection on that share of the ops (tests/mshare_fuzz_faults.c); the seed
 # and the percentage together replay a run.  LINUX is the kernel to boot, as
@@ -19,6 +20,7 @@ seed=
 faults=0
 log=$root/build/fuzz.log
 quiet=()
+shard=
 runner=(bash "$root/uml/run-linux.sh")
 arch_again=
 
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--faults) faults=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--quiet) quiet=(--quiet); shift ;;
+	--shard) shard=$2; shift 2 ;;
 	--cpus)
 		runner=(bash "$root/uml/run-qemu.sh" --cpus "$2")
 		arch_again=" ARCH=x86_64 CPUS=$2"
@@ -42,6 +45,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+if [ -n "$shard" ] && [ -z "$seed" ]; then
+	die "--shard wants --seed: the campaign's first seed, the same on every runner"
+fi
 [ -n "$seed" ] || seed=$(($(date +%s%N) / 1000 % 1000000000))
 for value in "$seconds" "$seed" "$faults"; do
 	case "$value" in
@@ -49,6 +55,21 @@ for value in "$seconds" "$seed" "$faults"; do
 	esac
 done
 [ "$seconds" -gt 0 ] || die "--seconds wants at least 1"
+# --shard K/N: the K-th of N runners of one campaign runs seed SEED+K-1,
+# so that N runners fuzz N seeds, each replayed by its own line below.
+if [ -n "$shard" ]; then
+	case "$shard" in
+	[1-9]*/[1-9]*) ;;
+	*) die "--shard wants K/N with 1 <= K <= N (e.g. 2/8), not '$shard'" ;;
+	esac
+	case "${shard%/*}${shard#*/}" in
+	*[!0-9]*) die "--shard wants K/N with 1 <= K <= N (e.g. 2/8), not '$shard'" ;;
+	esac
+	[ "${shard%/*}" -le "${shard#*/}" ] ||
+		die "--shard wants K/N with 1 <= K <= N (e.g. 2/8), not '$shard'"
+	echo "fuzz: shard $shard of a campaign from seed $seed: seed $((seed + ${shard%/*} - 1))"
+	seed=$((seed + ${shard%/*} - 1))
+fi
 [ "$faults" -le 100 ] || die "--faults is a percentage, got $faults"
 
 again="SEED=$seed SECONDS=$seconds$arch_again"

@@ -17,7 +17,12 @@
 # OUT_DIR/boots/.  Exits 1 if any row is not a pass.
 #
 # usage: seed-compare.sh [--suite-timeout SECONDS] [--test-timeout SECONDS]
-#                        [--boot-per-test] LINUX_BINARY OUT_DIR
+#                        [--boot-per-test] [--shard K/N] LINUX_BINARY OUT_DIR
+#        seed-compare.sh --merge OUT_DIR SHARD_OUT_DIR...
+# --shard K/N: the suites of every N-th, from the K-th on (a CI matrix, N
+# runners): the shard's rows and table, no claims checked.  --merge: the
+# shards' rows into one OUT_DIR/results.tsv, then the table and the claims
+# of a whole run.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +34,9 @@ run_linux=$root/uml/run-linux.sh
 suite_timeout=120
 test_timeout=60
 boot_per_test=
+shard_index=1
+shard_count=1
+merge=
 # Listing the tests runs none: the boot takes seconds.
 list_timeout=120
 # Finds kernel reports in consoles that end without the harness's verdict,
@@ -45,21 +53,38 @@ while [ $# -gt 0 ]; do
 	--suite-timeout) suite_timeout=$2; shift 2 ;;
 	--test-timeout) test_timeout=$2; shift 2 ;;
 	--boot-per-test) boot_per_test=1; shift ;;
+	--shard)
+		shard_index=${2%/*}
+		shard_count=${2#*/}
+		case "$shard_index/$shard_count" in
+		*[!0-9/]* | /* | */ | 0/* | */0 | */*/*) die "--shard wants K/N with 1 <= K <= N, not '$2'" ;;
+		esac
+		[ "$shard_index" -le "$shard_count" ] || die "--shard wants K/N with 1 <= K <= N, not '$2'"
+		shift 2 ;;
+	--merge) merge=1; shift; break ;;
 	-*) die "unknown option $1 (see the usage line in $0)" ;;
 	*) break ;;
 	esac
 done
-[ $# -eq 2 ] || die "usage: $0 [--suite-timeout S] [--test-timeout S] [--boot-per-test] LINUX_BINARY OUT_DIR"
-[ -x "$host_harness" ] || die "$host_harness not built (make harness)"
-linux=$1
-out=$2
-[ -x "$linux" ] || die "$linux not found or not executable; run make SERIES=seed first"
+if [ -n "$merge" ]; then
+	[ $# -ge 2 ] || die "usage: $0 --merge OUT_DIR SHARD_OUT_DIR..."
+	out=$1
+	shift
+	shard_outs=("$@")
+else
+	[ $# -eq 2 ] || die "usage: $0 [--suite-timeout S] [--test-timeout S] [--boot-per-test] [--shard K/N] LINUX_BINARY OUT_DIR"
+	[ -x "$host_harness" ] || die "$host_harness not built (make harness)"
+	linux=$1
+	out=$2
+	[ -x "$linux" ] || die "$linux not found or not executable; run make SERIES=seed first"
+fi
 
 boots=$out/boots
 rows=$out/results.tsv.new
 # What the seed is claimed to get wrong, and the patches that fix it.
 defects=$root/uml/seed-defects.tsv
 series=$root/mm-patches/series
+mkdir -p "$out"
 rm -f "$out/defects.broken"
 touch "$out/defects.broken"
 
@@ -376,42 +401,73 @@ unclaimed_failures() {
 		"$defects" "$1"
 }
 
+# The table of the rows in $out/results.tsv, then, for a whole run (not
+# one shard of it), the defects table and the check of every claim.
+report() {
+	local what=$1 unclaimed consoles=$boots/
+	[ -z "$merge" ] || consoles="each shard's boots/"
+	{
+		echo "Seed kernel: every test$what, $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo
+		print_table "$out/results.tsv"
+		echo "$boot_count boots${boot_per_test:+ (one per test)} in $((SECONDS - start)) s" \
+			"(timeouts: ${suite_timeout} s a suite, ${test_timeout} s a test, more where a suite asks)"
+	} >"$out/results.txt"
+	echo
+	cat "$out/results.txt"
+	if [ "$shard_count" -gt 1 ]; then
+		echo "seed-compare: shard $shard_index/$shard_count: rows in $out/results.tsv; the claims are checked once the shards' rows are merged (seed-compare.sh --merge OUT_DIR SHARD_DIR...)"
+		return
+	fi
+	broken_claims "$out/results.tsv" "$out/defects.broken"
+	python3 "$root/uml/docs_tables.py" --table-of-seed-run "$out/results.tsv" >"$out/defects.md"
+	echo
+	echo "The defects of the seed (${defects#"$root"/}), as docs/seed-comparison.md shows them" \
+		"(python3 uml/docs_tables.py --seed-run $out/results.tsv --write puts this run's results there):"
+	cat "$out/defects.md"
+	unclaimed=$(unclaimed_failures "$out/results.tsv")
+	if [ -n "$unclaimed" ]; then
+		echo "Not passing on the seed, with no row in ${defects#"$root"/} (an earlier test's damage, or a defect to describe):"
+		echo "$unclaimed"
+	fi
+	echo "seed-compare: table in $out/results.txt, rows in $out/results.tsv, defects in $out/defects.md, consoles in $consoles"
+	if [ -s "$out/defects.broken" ]; then
+		echo "seed-compare: FAIL: claims of ${defects#"$root"/} that the seed does not bear out:"
+		sed 's/^/  /' "$out/defects.broken"
+		exit 1
+	fi
+	echo "seed-compare: PASS: every claim of ${defects#"$root"/} holds on the seed ($(grep -cv '^#' "$defects") rows)"
+}
+
+# --merge: the shards' rows (each with its header) and boot counts.
+merge_shards() {
+	local dir
+	boot_count=0
+	for dir in "${shard_outs[@]}"; do
+		[ -r "$dir/results.tsv" ] || die "$dir/results.tsv not found: that shard did not finish"
+		tail -n +2 "$dir/results.tsv" >>"$rows"
+		boot_count=$((boot_count + $(sed -n 's/^\([0-9]*\) boots.*/\1/p' "$dir/results.txt")))
+	done
+	mv "$rows" "$out/results.tsv"
+	report " (${#shard_outs[@]} shards merged)"
+}
+
 [ -r "$defects" ] || die "$defects not found"
 start=$SECONDS
+if [ -n "$merge" ]; then
+	merge_shards
+	exit 0
+fi
 tests=$(list_tests)
 boot_count=1
 [ -n "$tests" ] || die "the seed kernel listed no tests (see $boots/list.log)"
 mapfile -t suites < <(cut -d' ' -f1 <<<"$tests" | uniq)
+index=0
 for suite in "${suites[@]}"; do
+	index=$((index + 1))
+	[ $(((index - 1) % shard_count + 1)) -eq "$shard_index" ] || continue
 	test_one_suite "$suite" "$(awk -v s="$suite" '$1 == s { print $2 }' <<<"$tests")" \
 		"$(awk -v s="$suite" '$1 == s { print $3; exit }' <<<"$tests")"
 done
 mv "$rows" "$out/results.tsv"
-{
-	echo "Seed kernel $linux: every test, $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo
-	print_table "$out/results.tsv"
-	echo "$boot_count boots${boot_per_test:+ (one per test)} in $((SECONDS - start)) s" \
-		"(timeouts: ${suite_timeout} s a suite, ${test_timeout} s a test, more where a suite asks)"
-} >"$out/results.txt"
-broken_claims "$out/results.tsv" "$out/defects.broken"
-python3 "$root/uml/docs_tables.py" --table-of-seed-run "$out/results.tsv" >"$out/defects.md"
-echo
-cat "$out/results.txt"
-echo
-echo "The defects of the seed (${defects#"$root"/}), as docs/seed-comparison.md shows them" \
-	"(python3 uml/docs_tables.py --seed-run $out/results.tsv --write puts this run's results there):"
-cat "$out/defects.md"
-unclaimed=$(unclaimed_failures "$out/results.tsv")
-if [ -n "$unclaimed" ]; then
-	echo "Not passing on the seed, with no row in ${defects#"$root"/} (an earlier test's damage, or a defect to describe):"
-	echo "$unclaimed"
-fi
-echo "seed-compare: table in $out/results.txt, rows in $out/results.tsv, defects in $out/defects.md, consoles in $boots/"
-if [ -s "$out/defects.broken" ]; then
-	echo "seed-compare: FAIL: claims of ${defects#"$root"/} that the seed does not bear out:"
-	sed 's/^/  /' "$out/defects.broken"
-	exit 1
-fi
-echo "seed-compare: PASS: every claim of ${defects#"$root"/} holds on the seed ($(grep -cv '^#' "$defects") rows)"
-
+report "${linux:+ of $linux}$([ "$shard_count" -gt 1 ] && echo ", shard $shard_index/$shard_count")"

@@ -1,22 +1,47 @@
 #!/bin/bash
-# Everything `make test` (and CI) checks: ./linux's stages one after
-# another, the x86_64 target's in a job beside them (see jobs= below).
-# Each stage says PASS or FAIL with the reason; the last line counts them,
-# and the exit status is non-zero if any stage failed.
+# Everything `make test` (and CI) checks: the stages of ./linux and of the
+# x86_64 target as jobs, JOBS of them side by side (one boot per core), the
+# longest first; each suite split into JOBS parts (harness.shard) whose
+# results files are merged into one.  Each stage says PASS or FAIL with the
+# reason and its time as it ends; the last line counts them, and the exit
+# status is non-zero if any stage failed.
 #
-# usage: test.sh [--arch um|x86_64|all]
+# usage: test.sh [--arch um|x86_64|all] [--jobs N] [--shard K/N]
 # um: ./linux's stages; x86_64: the qemu target's (uml/run-qemu.sh); all
-# (make test's default): both.
+# (make test's default): both.  --jobs: how many boots at once (default:
+# the CPUs).  --shard K/N: the K-th of N runners' share (a CI matrix, see
+# docs/running-tests.md): every stage runs in one shard of N, each suite
+# part in one; uml/merge-results.py puts the shards' results together.
 set -eu
 
 arch=all
-if [ "${1:-}" = --arch ]; then
-	arch=$2
-fi
+jobs=$(nproc)
+shard=1/1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) arch=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--shard) shard=$2; shift 2 ;;
+	*) echo "test: unknown option '$1' (usage: test.sh [--arch um|x86_64|all] [--jobs N] [--shard K/N])" >&2; exit 2 ;;
+	esac
+done
 case "$arch" in
 um | x86_64 | all) ;;
 *) echo "test: --arch um, x86_64 or all, not '$arch'" >&2; exit 2 ;;
 esac
+case "$jobs" in
+'' | *[!0-9]* | 0) echo "test: --jobs wants a number of boots at once (1 or more), not '$jobs'" >&2; exit 2 ;;
+esac
+shard_index=${shard%/*}
+shard_count=${shard#*/}
+case "$shard_index/$shard_count" in
+*[!0-9/]* | /* | */ | 0/* | */0 | */*/*)
+	echo "test: --shard wants K/N with 1 <= K <= N (e.g. 1/2), not '$shard'" >&2; exit 2 ;;
+esac
+if [ "$shard_index" -gt "$shard_count" ]; then
+	echo "test: --shard wants K/N with 1 <= K <= N (e.g. 1/2), not '$shard'" >&2
+	exit 2
+fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/uml/run-linux.sh
@@ -75,18 +100,68 @@ stage_docs() {
 	fi
 }
 
-# The whole suite, as `./linux` runs it, with its results files (CUnit XML,
-# KTAP, JUnit) in build/test/results.
-stage_suite() {
-	local rc=0
-	echo "test: == suite: ./linux runs every test =="
-	rm -rf "$out/results"
-	bash "$run" --log "$out/suite.log" --results "$out/results" || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		stage_result suite yes ""
-	else
-		stage_result suite no "./linux exited $rc (see $out/suite.log)"
+# A suite's parts: this runner's JOBS parts of the suite of every shard,
+# harness.shard=P/T with T = JOBS x the shards (every runner of a CI matrix
+# must pass the same JOBS: merge-results.py names any test that no part
+# ran).  part_spec J: the harness.shard= of this runner's J-th part.
+part_spec() {
+	echo "$(((shard_index - 1) * jobs + $1))/$((shard_count * jobs))"
+}
+
+# What a part ran, for the log: the shard line and the counts; a part
+# that failed adds its console's last lines (CUnit's failure list).
+part_summary() {
+	local log=$1 rc=$2
+	grep -E '^harness: ([0-9]+ passed|shard |skipping suite)' "$log" || true
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" | sed 's/^/  | /'
 	fi
+}
+
+# One part of the whole suite as `./linux harness.shard=P/T` runs it, with
+# its results files (CUnit XML, KTAP, JUnit) in build/test/suite/part-J.
+stage_suite_part() {
+	local part=$1 spec dir=$out/suite/part-$1 rc=0
+	spec=$(part_spec "$part")
+	echo "test: == suite, part $spec: ./linux runs its share of every test =="
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	bash "$run" --quiet --log "$dir/console.log" --results "$dir/results" \
+		-- "harness.shard=$spec" || rc=$?
+	part_summary "$dir/console.log" "$rc"
+	if [ "$rc" -eq 0 ]; then
+		stage_result "suite-part-$part" yes ""
+	else
+		stage_result "suite-part-$part" no "./linux exited $rc (see $dir/console.log)"
+	fi
+}
+
+# The parts' results files merged into one KTAP and one JUnit file in DIR
+# (uml/merge-results.py), checked against the plan: every test of the
+# parts' selections has a result, none has two.
+merge_parts() {
+	local name=$1 parts_dir=$2 dir=$3 part plan=$2/plan.txt log=$2/merge.log
+	local -a results=()
+	for part in $(seq 1 "$jobs"); do
+		"$host_harness" --list_tests --shard "$(part_spec "$part")"
+		results+=("$parts_dir/part-$part/results")
+	done >"$plan.parts"
+	# The parts' tests in the order of one whole run.
+	"$host_harness" --list_tests | grep -Fx -f "$plan.parts" >"$plan" || true
+	rm -rf "$dir"
+	if python3 "$root/uml/merge-results.py" --out "$dir" --plan "$plan" \
+		"${results[@]}" >"$log" 2>&1; then
+		grep -v ' results written to ' "$log"
+		stage_result "$name" yes ""
+	else
+		cat "$log"
+		stage_result "$name" no "the merged results of its parts fail (see $log)"
+	fi
+}
+
+stage_suite_merge() {
+	echo "test: == suite: its $jobs parts' results merged into build/test/results =="
+	merge_parts suite "$out/suite" "$out/results"
 }
 
 # The results files of the suite stage: kunit.py parse must read the KTAP
@@ -96,7 +171,7 @@ stage_results() {
 	local format
 	echo "test: == results: KTAP through kunit.py parse, JUnit through its schema =="
 	for format in ktap junit; do
-		if python3 "$root/uml/check-results.py" "$format" --console "$out/suite.log" \
+		if python3 "$root/uml/check-results.py" "$format" --console "$out/suite/merge.log" \
 			--results "$out/results" --kunit "$kunit" --schema "$root/uml/junit.xsd"; then
 			stage_result "results-$format" yes ""
 		else
@@ -341,20 +416,28 @@ x86_cpus=${X86_CPUS:-2}
 x86_out=$out/x86_64
 qemu_run=$root/uml/run-qemu.sh
 
-# Under TCG the suites of uml/qemu/tcg-skip.txt are left out (printed).
-stage_x86_suite() {
-	local rc=0
-	echo "test: == x86_64 suite: every test under qemu on $x86_cpus CPUs =="
-	rm -rf "$x86_out/results"
-	bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$x86_out/suite.log" \
-		--results "$x86_out/results" || rc=$?
-	grep '^run-qemu: ' "$x86_out/suite.log" | grep -v '^run-qemu: qemu-system' || true
-	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$x86_out/suite.log" || true
+# One part of the suite under qemu.  Under TCG the suites of
+# uml/qemu/tcg-skip.txt are left out (printed).
+stage_x86_suite_part() {
+	local part=$1 spec dir=$x86_out/suite/part-$1 rc=0
+	spec=$(part_spec "$part")
+	echo "test: == x86_64 suite, part $spec: its share of every test under qemu on $x86_cpus CPUs =="
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$dir/console.log" \
+		--results "$dir/results" -- "harness.shard=$spec" || rc=$?
+	grep '^run-qemu: ' "$dir/console.log" | grep -v '^run-qemu: qemu-system' || true
+	part_summary "$dir/console.log" "$rc"
 	if [ "$rc" -eq 0 ]; then
-		stage_result x86_64-suite yes ""
+		stage_result "x86_64-suite-part-$part" yes ""
 	else
-		stage_result x86_64-suite no "qemu run exited $rc (see $x86_out/suite.log)"
+		stage_result "x86_64-suite-part-$part" no "qemu run exited $rc (see $dir/console.log)"
 	fi
+}
+
+stage_x86_suite_merge() {
+	echo "test: == x86_64 suite: its $jobs parts' results merged into build/test/x86_64/results =="
+	merge_parts x86_64-suite "$x86_out/suite" "$x86_out/results"
 }
 
 # What only several CPUs have, on 4 of them: stale TLB entries of sharers
@@ -399,52 +482,90 @@ stage_x86_negative_control() {
 	fi
 }
 
-x86_stages() {
-	stage_x86_negative_control
-	stage_x86_suite
-	stage_x86_smp
-	stage_x86_fuzz
+# The jobs, longest first (as their times in make test's log), so that the
+# short ones fill in at the end; ./linux's and qemu's are marked for
+# --arch.  A job is a stage function and its arguments.
+parts=$(seq 1 "$jobs")
+all_jobs=()
+for part in $parts; do all_jobs+=("um stage_suite_part $part"); done
+for part in $parts; do all_jobs+=("x86_64 stage_x86_suite_part $part"); done
+all_jobs+=("um stage_pgbench" "x86_64 stage_x86_smp" "x86_64 stage_x86_fuzz"
+	"um stage_selftests" "um stage_fuzz" "um stage_fuzz_faults" "um stage_gdb"
+	"um stage_program" "um stage_oom" "x86_64 stage_x86_negative_control"
+	"um stage_selection" "um stage_negative_control" "um stage_negative_debug"
+	"um stage_valgrind" "um stage_docs")
+queue=()
+for job in "${all_jobs[@]}"; do
+	if [ "$arch" = all ] || [ "${job%% *}" = "$arch" ]; then
+		queue+=("${job#* }")
+	fi
+done
+
+# With --shard K/N: the suite parts are this shard's (part_spec), and of
+# the other stages every N-th, from the K-th on.
+mine=()
+other=0
+for job in "${queue[@]}"; do
+	case "$job" in
+	stage_suite_part* | stage_x86_suite_part*) mine+=("$job") ;;
+	*)
+		other=$((other + 1))
+		if [ $(((other - 1) % shard_count + 1)) -eq "$shard_index" ]; then
+			mine+=("$job")
+		fi
+		;;
+	esac
+done
+
+# The pool: each job in a subshell of its own, its lines into a file,
+# printed as a whole when it ends.  A job that reported no result fails.
+declare -A job_log=()
+jobs_dir=$out/jobs
+rm -rf "$jobs_dir"
+mkdir -p "$jobs_dir" "$x86_out"
+start_job() {
+	local job=$1 log
+	log=$jobs_dir/${job// /-}.log
+	(stage_clock=$SECONDS; $job) >"$log" 2>&1 &
+	job_log[$!]=$log
 }
 
-# With two CPUs or more the x86_64 stages run beside ./linux's (a qemu
-# guest and ./linux share no file); their lines are printed, and counted,
-# once ./linux's stages are done.  TEST_JOBS=1 runs them one after another.
-jobs=${TEST_JOBS:-$(nproc)}
-mkdir -p "$x86_out"
-x86_pid=
-if [ "$arch" = all ] && [ "$jobs" -ge 2 ]; then
-	echo "test: the x86_64 stages run beside ./linux's; their lines follow ./linux's (TEST_JOBS=1: one after another)"
-	(stage_clock=$SECONDS; x86_stages) >"$x86_out/stages.log" 2>&1 &
-	x86_pid=$!
-fi
-if [ "$arch" != x86_64 ]; then
-	stage_docs
-	stage_suite
-	stage_results
-	stage_selftests
-	stage_fuzz
-	stage_fuzz_faults
-	stage_negative_control
-	stage_negative_debug
-	stage_selection
-	stage_oom
-	stage_program
-	stage_pgbench
-	stage_valgrind
-	stage_gdb
-fi
-if [ -n "$x86_pid" ]; then
-	wait "$x86_pid" || true
-	cat "$x86_out/stages.log"
-	passed=$((passed + $(grep -c '^test: PASS' "$x86_out/stages.log" || true)))
-	failed=$((failed + $(grep -c '^test: FAIL' "$x86_out/stages.log" || true)))
-	# A stage that never reported (the job died) is a failure too.
-	if [ "$(grep -c '^test: \(PASS\|FAIL\) x86_64' "$x86_out/stages.log" || true)" -ne 4 ]; then
-		failed=$((failed + 1))
-		echo "test: FAIL x86_64-stages: not every x86_64 stage reported (see $x86_out/stages.log)"
+finish_job() {
+	local pid log
+	wait -n -p pid || true
+	log=${job_log[$pid]}
+	cat "$log"
+	if ! grep -q '^test: \(PASS\|FAIL\) ' "$log"; then
+		echo "test: FAIL $(basename "$log" .log): the job ended without a result (see $log)" | tee -a "$log"
 	fi
-elif [ "$arch" != um ]; then
-	x86_stages
+}
+
+echo "test: ${#mine[@]} jobs, $jobs at once$([ "$shard_count" -gt 1 ] && echo ", shard $shard"); each job's lines when it ends"
+running=0
+for job in "${mine[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		finish_job
+		running=$((running - 1))
+	fi
+	start_job "$job"
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	finish_job
+	running=$((running - 1))
+done
+passed=$(cat "$jobs_dir"/*.log | grep -c '^test: PASS ' || true)
+failed=$(cat "$jobs_dir"/*.log | grep -c '^test: FAIL ' || true)
+
+# The merged results of the parts this runner ran; a CI matrix merges its
+# runners' build/test/results the same way (docs/running-tests.md).
+stage_clock=$SECONDS
+if [ "$arch" != x86_64 ]; then
+	stage_suite_merge
+	stage_results
+fi
+if [ "$arch" != um ]; then
+	stage_x86_suite_merge
 fi
 echo "test: $passed passed, $failed failed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
 [ "$failed" -eq 0 ]
