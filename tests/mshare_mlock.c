@@ -6,7 +6,7 @@
  * PG_mlocked, the pages resident at the mlock() and the pages any sharer
  * faults in later; munlock(), munmap() or exit of the last locker unlocks
  * them.  Each locker's VmLck counts its locked mapping, and its
- * RLIMIT_MEMLOCK is charged for it, as for shmem (mm-patches 0066).
+ * RLIMIT_MEMLOCK is charged for it, as for shmem (mm-patches 0067).
  *
  * Where a region differs, a case of its own says how:
  * - a sharer's mapping of a region is one piece (munmap() and mremap() of
@@ -247,7 +247,7 @@ static void check_from_another_sharer(struct mlock_case *c, long want_locked)
 
 /*
  * The region's locked mappings, as debugfs counts them: a kernel before
- * 0066 (the seed's) has no such count, and is judged by its pages alone.
+ * 0067 (the seed's) has no such count, and is judged by its pages alone.
  */
 static void check_lockers(const struct mlock_case *c, int want)
 {

@@ -83,7 +83,7 @@ static void test_region_fill_ends_in_oom_kill(void)
 
 	/*
 	 * The region's pages were freed with its last mapping, before the
-	 * victim's exit completed (patch 0054): the OOM killer, which counts
+	 * victim's exit completed (patch 0055): the OOM killer, which counts
 	 * an exited victim's memory as free, was right to.
 	 */
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("oom_region"));
