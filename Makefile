@@ -175,7 +175,7 @@ help:
 	@echo '  PROG=path ARGS="args" PROG_TIMEOUT=seconds (make prog; default timeout 600)'
 	@echo '  SERIES=seed  SEED_SUITE_TIMEOUT=seconds  SEED_TEST_TIMEOUT=seconds (per boot)'
 	@echo '  SEED_BOOT_PER_TEST=1 (make test SERIES=seed: every test in a boot of its own)'
-	@echo '  ROUNDS=n EDIT=code|comment LOOP_BOOT_ARGS="kernel args" (bench-loop; default: 3, code, time-travel)'
+	@echo '  ROUNDS=n EDIT=code|comment LOOP_BOOT_ARGS="kernel args" (bench-loop; default: 3, code, none)'
 
 deps:
 	@sh $(ROOT)/uml/install-deps.sh
@@ -362,10 +362,12 @@ pgbench-deps:
 	@sh $(ROOT)/uml/install-deps.sh $(ROOT)/uml/packages-pgbench.txt
 
 # The edit-to-verdict loop against kunit.py's (uml/bench-loop.sh): ROUNDS
-# rounds, the suite T (default mshare_refcount), booted with LOOP_BOOT_ARGS;
+# rounds, the suite T (default mshare_refcount), booted as `./linux T` is,
+# plus LOOP_BOOT_ARGS (none by default: a lever such as time-travel is
+# measured only when asked, as the user's own command has none);
 # EDIT=comment appends a comment instead of a definition (see the script).
 ROUNDS ?= 3
-LOOP_BOOT_ARGS ?= time-travel
+LOOP_BOOT_ARGS ?=
 EDIT ?= code
 bench-loop: linux
 	@LOOP_BOOT_ARGS='$(LOOP_BOOT_ARGS)' bash $(ROOT)/uml/bench-loop.sh --rounds $(ROUNDS) \

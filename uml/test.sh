@@ -118,22 +118,30 @@ part_summary() {
 	fi
 }
 
-# One part of the whole suite as `./linux harness.shard=P/T` runs it, with
-# its results files (CUnit XML, KTAP, JUnit) in build/test/suite/part-J.
-stage_suite_part() {
-	local part=$1 spec dir=$out/suite/part-$1 rc=0
+# One part of a suite: a boot of RUNNER... with harness.shard=P/T, its
+# console and results files (CUnit XML, KTAP, JUnit) in DIR/part-J.
+# NAME: the stage's; TITLE: what boots.
+run_suite_part() {
+	local name=$1 title=$2 part=$3 dir=$4/part-$3 spec rc=0
+	shift 4
 	spec=$(part_spec "$part")
-	echo "test: == suite, part $spec: ./linux runs its share of every test =="
+	echo "test: == $title, part $spec: its share of every test =="
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	bash "$run" --quiet --log "$dir/console.log" --results "$dir/results" \
+	"$@" --quiet --log "$dir/console.log" --results "$dir/results" \
 		-- "harness.shard=$spec" || rc=$?
+	# run-qemu.sh's lines: KVM or TCG, and the suites TCG leaves out.
+	grep '^run-qemu: ' "$dir/console.log" | grep -v '^run-qemu: qemu-system' || true
 	part_summary "$dir/console.log" "$rc"
 	if [ "$rc" -eq 0 ]; then
-		stage_result "suite-part-$part" yes ""
+		stage_result "$name-part-$part" yes ""
 	else
-		stage_result "suite-part-$part" no "./linux exited $rc (see $dir/console.log)"
+		stage_result "$name-part-$part" no "the boot exited $rc (see $dir/console.log)"
 	fi
+}
+
+stage_suite_part() {
+	run_suite_part suite "suite: ./linux" "$1" "$out/suite" bash "$run"
 }
 
 # The parts' results files merged into one KTAP and one JUnit file in DIR
@@ -416,23 +424,10 @@ x86_cpus=${X86_CPUS:-2}
 x86_out=$out/x86_64
 qemu_run=$root/uml/run-qemu.sh
 
-# One part of the suite under qemu.  Under TCG the suites of
-# uml/qemu/tcg-skip.txt are left out (printed).
+# Under TCG the suites of uml/qemu/tcg-skip.txt are left out (printed).
 stage_x86_suite_part() {
-	local part=$1 spec dir=$x86_out/suite/part-$1 rc=0
-	spec=$(part_spec "$part")
-	echo "test: == x86_64 suite, part $spec: its share of every test under qemu on $x86_cpus CPUs =="
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$dir/console.log" \
-		--results "$dir/results" -- "harness.shard=$spec" || rc=$?
-	grep '^run-qemu: ' "$dir/console.log" | grep -v '^run-qemu: qemu-system' || true
-	part_summary "$dir/console.log" "$rc"
-	if [ "$rc" -eq 0 ]; then
-		stage_result "x86_64-suite-part-$part" yes ""
-	else
-		stage_result "x86_64-suite-part-$part" no "qemu run exited $rc (see $dir/console.log)"
-	fi
+	run_suite_part x86_64-suite "x86_64 suite under qemu on $x86_cpus CPUs" \
+		"$1" "$x86_out/suite" bash "$qemu_run" --cpus "$x86_cpus"
 }
 
 stage_x86_suite_merge() {
