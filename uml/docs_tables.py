@@ -151,7 +151,8 @@ def import_seed_run(results_tsv):
 
 def harness_sources():
     return (glob.glob(os.path.join(ROOT, 'harness', '*.c')) +
-            glob.glob(os.path.join(ROOT, 'tests', '*.c')))
+            glob.glob(os.path.join(ROOT, 'tests', '*.c')) +
+            glob.glob(os.path.join(ROOT, 'tests', 'fuzz', '*.c')))
 
 
 def registry(host_harness):

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The mshare lifecycle fuzzer (suite mshare_fuzz, tests/mshare_fuzz*.c) in one
+# The mshare lifecycle fuzzer (suite mshare_fuzz, tests/fuzz/) in one
 # boot of ./linux: SECONDS of random operations from SEED, then the end-of-run
 # checks.  Prints the seed first and a one-line verdict last; the exit status
 # is ./linux's (0 only if the fuzzer passed and the kernel log stayed clean).
@@ -7,7 +7,7 @@
 # usage: fuzz.sh [--seconds N] [--seed N] [--faults PERCENT] [--log FILE] [--quiet]
 #                [--shard K/N] [--cpus N]
 # Without --seed the seed comes from the clock.  --faults: fail-nth fault
-# injection on that share of the ops (tests/mshare_fuzz_faults.c); the seed
+# injection on that share of the ops (tests/fuzz/mshare_fuzz_faults.c); the seed
 # and the percentage together replay a run.  LINUX is the kernel to boot, as
 # for run-linux.sh (default ./linux).  --cpus N: the x86_64 target under qemu
 # with N CPUs (uml/run-qemu.sh, KERNEL and INITRD as it reads them) instead
