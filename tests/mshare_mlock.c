@@ -5,7 +5,9 @@
  * holds a locked mapping of the region, every page of the region is
  * PG_mlocked, the pages resident at the mlock() and the pages any sharer
  * faults in later; munlock(), munmap() or exit of the last locker unlocks
- * them.  Each locker's VmLck counts its locked mapping, and its
+ * them, as execve() of the last locker does (the old mm goes as at exit;
+ * the program exec'd is /init itself, as in mshare_exec).  Each locker's
+ * VmLck counts its locked mapping, and its
  * RLIMIT_MEMLOCK is charged for it, as for shmem (mm-patches 0067).
  *
  * Where a region differs, a case of its own says how:
@@ -54,6 +56,7 @@ enum unlock_call {
 	UNLOCK_MUNLOCKALL,
 	UNLOCK_MUNMAP,
 	UNLOCK_EXIT,
+	UNLOCK_EXECVE,
 };
 
 #define MAX_LOCKERS	2
@@ -150,9 +153,29 @@ static int do_unlock(void *p, unsigned long len, enum unlock_call unlock)
 	case UNLOCK_MUNMAP:
 		return munmap(p, len);
 	case UNLOCK_EXIT:
+	case UNLOCK_EXECVE:	/* exec_list() */
 		return 0;
 	}
 	return -1;
+}
+
+/*
+ * Let go by execve(): the harness as a plain program (`/init --list`,
+ * output to /dev/null) exits 0 in the new mm.  Every step is done before
+ * the exec, which returns only if it failed.
+ */
+static int exec_list(struct mshare_report *r)
+{
+	char *const argv[] = { "/init", "--list", NULL };
+	char *const envp[] = { NULL };
+	int null = open("/dev/null", O_WRONLY);
+
+	if (null < 0 || dup2(null, 1) < 0)
+		return mshare_report_fail(r, errno);
+	mshare_report_done(r);
+	execve(argv[0], argv, envp);
+	mshare_report_step(r, "execve");
+	return mshare_report_fail(r, errno);
 }
 
 /*
@@ -187,6 +210,8 @@ static int locker(void *arg)
 	mshare_report_step(r, "unlock");
 	if (do_unlock(p, len, c->unlock))
 		return mshare_report_fail(r, errno);
+	if (c->unlock == UNLOCK_EXECVE)
+		return exec_list(r);
 	return mshare_report_done(r);
 }
 
@@ -350,6 +375,7 @@ LOCK_PAIR(onfault_munmap, LOCK_MLOCK_ONFAULT, UNLOCK_MUNMAP, 1, 2)
 LOCK_PAIR(mlockall_munlockall, LOCK_MLOCKALL, UNLOCK_MUNLOCKALL, 1, 4)
 LOCK_PAIR(map_locked_exit, LOCK_MAP_LOCKED, UNLOCK_EXIT, 1, 6)
 LOCK_PAIR(two_lockers, LOCK_MLOCK, UNLOCK_EXIT, 2, 8)
+LOCK_PAIR(mlock_execve, LOCK_MLOCK, UNLOCK_EXECVE, 1, 22)
 
 /*
  * mlock() of a part: a memfd mapping locks the part; a region's mapping
@@ -557,6 +583,8 @@ static const struct harness_test mshare_mlock_tests[] = {
 	{ "map_locked_exit_memfd", map_locked_exit_memfd },
 	{ "two_lockers_region", two_lockers_region },
 	{ "two_lockers_memfd", two_lockers_memfd },
+	{ "mlock_execve_region", mlock_execve_region },
+	{ "mlock_execve_memfd", mlock_execve_memfd },
 	{ "partial_lock_region", partial_lock_region },
 	{ "partial_lock_memfd", partial_lock_memfd },
 	{ "memlock_limit_region", memlock_limit_region },
