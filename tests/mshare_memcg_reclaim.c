@@ -29,14 +29,17 @@
 #define RECLAIM_ADDR(slot)	MSHARE_ADDR(180 + (slot))
 #define CHILD_TIMEOUT		60
 #define HOT_PAGES		256
-#define COLD_PAGES		1024
+#define COLD_PAGES		4096
 /*
- * A quarter of the cold pages.  Reclaim takes more than it is asked to
- * (pages it writes to swap count once the write is done: 3.7 MiB went for
- * 2 MiB asked, 2026-12-05), but not all of them: a reclaim that has to
- * age the hot pages too is no test of which it takes first.
+ * A sixteenth of the cold pages.  Reclaim takes more than it is asked to:
+ * the pages it writes to swap count once the write is done, and while the
+ * swap disk is slow it goes on writing (3.7 MiB went for 2 MiB asked on
+ * 2026-12-05; 4.1 MiB for 1 MiB, all 1024 cold pages of the time and 37
+ * hot ones, with make test's boots side by side on 2026-12-07).  It must
+ * not take all of the cold pages: a reclaim that has to age the hot pages
+ * too is no test of which it takes first.
  */
-#define RECLAIM_BYTES		(COLD_PAGES / 4 * PAGE)
+#define RECLAIM_BYTES		(COLD_PAGES / 16 * PAGE)
 /* The hot pages start at the second page (shm_target_setup() wrote the first) */
 #define HOT_OFF			PAGE
 #define COLD_OFF		(HOT_OFF + HOT_PAGES * PAGE)
@@ -121,8 +124,9 @@ static void run_reclaim_case(struct reclaim_case *c)
 	       COLD_PAGES);
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 	MSHARE_ASSERT_EQ(c->counts->hot_resident, HOT_PAGES);
-	/* Reclaim did reclaim: a quarter of the cold pages at least went out */
-	CU_ASSERT(c->counts->cold_resident <= COLD_PAGES * 3 / 4);
+	/* Reclaim did reclaim: what was asked, at least, of the cold pages */
+	CU_ASSERT(c->counts->cold_resident <=
+		  COLD_PAGES - (long)(RECLAIM_BYTES / PAGE));
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	cg_remove(c->cg);
 	munmap(c->counts, sizeof(*c->counts));
