@@ -29,6 +29,7 @@ import argparse
 import os
 import sys
 import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape
 
 JUNIT_NAME = 'mshare-uml-junit.xml'
 KTAP_NAME = 'mshare-uml.ktap'
@@ -131,8 +132,7 @@ def msec_text(msec):
 
 
 def xml_escape(text):
-    return (text.replace('&', '&amp;').replace('<', '&lt;')
-            .replace('>', '&gt;').replace('"', '&quot;'))
+    return escape(text, {'"': '&quot;'})
 
 
 def counts(cases):
