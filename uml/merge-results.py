@@ -20,8 +20,8 @@ would have written them, with the same rules for the verdict:
     merged files list the tests in the plan's order (the order one whole
     run runs them in, when the plan is the whole selection's).
 
-Prints "merge-results: P passed, F failed, S skipped" and the files it
-wrote, as the harness does (check-results.py reads either), and the
+Prints "merge-results: P passed, F failed, S skipped", each failed test
+with its first messages, and the files it wrote, as the harness does (check-results.py reads either), and the
 verdict.
 Exits 0 for PASS, 1 for FAIL, 2 on a usage error.
 """
@@ -33,6 +33,9 @@ from xml.sax.saxutils import escape
 
 JUNIT_NAME = 'mshare-uml-junit.xml'
 KTAP_NAME = 'mshare-uml.ktap'
+# A failed test's first messages printed with the counts (all of them are
+# in the merged files): where the failure is, in the last lines of a log.
+MESSAGES_SHOWN = 3
 # The status order: a case that several parts ran takes the worst.
 PASS, SKIP, FAIL = 0, 1, 2
 
@@ -231,6 +234,11 @@ def main():
         print(f'merge-results: {fmt} results written to '
               f'{os.path.join(args.out, name)}')
     passed, failed, skipped = counts(cases.values())
+    for case in cases.values():
+        if case.status == FAIL:
+            print(f'merge-results: FAILED {case.suite}/{case.name}')
+            for line in case.messages[:MESSAGES_SHOWN]:
+                print(f'merge-results:   {line}')
     for line in found:
         print(f'merge-results: {line}')
     print(f'merge-results: {len(args.parts)} parts into {args.out}: '

@@ -546,18 +546,28 @@ while [ "$running" -gt 0 ]; do
 	finish_job
 	running=$((running - 1))
 done
-passed=$(cat "$jobs_dir"/*.log | grep -c '^test: PASS ' || true)
-failed=$(cat "$jobs_dir"/*.log | grep -c '^test: FAIL ' || true)
-
 # The merged results of the parts this runner ran; a CI matrix merges its
 # runners' build/test/results the same way (docs/running-tests.md).
 stage_clock=$SECONDS
-if [ "$arch" != x86_64 ]; then
-	stage_suite_merge
-	stage_results
-fi
-if [ "$arch" != um ]; then
-	stage_x86_suite_merge
+merged_log=$jobs_dir/merged-results.log
+{
+	if [ "$arch" != x86_64 ]; then
+		stage_suite_merge
+		stage_results
+	fi
+	if [ "$arch" != um ]; then
+		stage_x86_suite_merge
+	fi
+} >"$merged_log" 2>&1
+cat "$merged_log"
+
+passed=$(cat "$jobs_dir"/*.log | grep -c '^test: PASS ' || true)
+failed=$(cat "$jobs_dir"/*.log | grep -c '^test: FAIL ' || true)
+# What failed, again at the end, where a CI log's tail shows it: the
+# stages, and the tests of the merged suites with their first messages.
+if [ "$failed" -gt 0 ]; then
+	echo "test: what failed (the lines above say more):"
+	grep -h -E '^test: FAIL |^merge-results: (FAILED |  )' "$jobs_dir"/*.log
 fi
 echo "test: $passed passed, $failed failed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
 [ "$failed" -eq 0 ]
