@@ -19,6 +19,9 @@
  * cache; for a region also in a sharer that has not touched it yet, whose
  * PGD entry does not lead to the region's tables (patch 0065).
  *
+ * The count of mappers holds when the memory's name goes while it is
+ * mapped (the region's file unlinked, the memfd closed): patch 0070.
+ *
  * The accessed bit, after clear_refs and MADV_COLD: see ref_case below.
  */
 #include <errno.h>
@@ -39,6 +42,7 @@
 /* Slots 66-69 are taken; the cases added since have 196-201 */
 #define UNTOUCHED_ADDR(slot)	MSHARE_ADDR(196 + (slot))
 #define PSS_ADDR(slot)		MSHARE_ADDR(198 + (slot))
+#define PSS_NAMELESS_ADDR(slot)	MSHARE_ADDR(226 + (slot))
 #define PSS_MAX_SHARERS		8
 #ifndef PM_MMAP_EXCLUSIVE
 #define PM_MMAP_EXCLUSIVE	(1ULL << 56)
@@ -264,12 +268,15 @@ struct pss_view {
 
 struct pss_sync {
 	int written, measured;
+	int name_gone;		/* set once the test let the name go */
 	struct pss_view view[PSS_MAX_SHARERS];
 };
 
 struct pss_case {
 	struct shm_target target;
 	int sharers;
+	/* The test lets the name go once every sharer has written */
+	bool drop_name;
 	struct pss_sync *sync;
 };
 
@@ -355,6 +362,9 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 	if (p[0] != 1)
 		return 2;
 	pss_barrier(&c->sync->written, c->sharers);
+	while (c->drop_name &&
+	       !__atomic_load_n(&c->sync->name_gone, __ATOMIC_SEQ_CST))
+		usleep(1000);
 	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
 		return 3;
@@ -366,6 +376,24 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 	pss_barrier(&c->sync->measured, c->sharers);
 	free(buf);
 	return 0;
+}
+
+/*
+ * Once every sharer has written its pages: the region's last name
+ * unlinked, or the test's descriptor of the memfd closed.  The sharers'
+ * mappings keep the memory, and the region's file, whose reference the
+ * count of mappers leaves out until the inode goes.
+ */
+static void drop_name(struct pss_case *c)
+{
+	while (__atomic_load_n(&c->sync->written, __ATOMIC_SEQ_CST) <
+	       c->sharers)
+		usleep(1000);
+	if (c->target.kind == SHM_REGION)
+		MSHARE_ASSERT_EQ(mshare_unlink(c->target.name), 0);
+	else
+		MSHARE_ASSERT_EQ(close(c->target.memfd), 0);
+	__atomic_store_n(&c->sync->name_gone, 1, __ATOMIC_SEQ_CST);
 }
 
 static void run_pss_case(struct pss_case *c)
@@ -388,6 +416,8 @@ static void run_pss_case(struct pss_case *c)
 		}
 		CU_ASSERT(pids[i] > 0);
 	}
+	if (c->drop_name)
+		drop_name(c);
 	for (i = 0; i < c->sharers; i++) {
 		if (pids[i] <= 0)
 			continue;
@@ -422,7 +452,8 @@ static void run_pss_case(struct pss_case *c)
 					  resident_kb : 0));
 		sum_pss += v->smaps.pss_kb;
 	}
-	if (c->target.kind == SHM_REGION) {
+	/* Nameless, the region went with its last sharer */
+	if (c->target.kind == SHM_REGION && !c->drop_name) {
 		struct mshare_dbg dbg;
 
 		/* What the region holds: the setup's page and NPAGES */
@@ -435,7 +466,11 @@ static void run_pss_case(struct pss_case *c)
 	/* Each smaps rounds its Pss down to a kB: within a page a process */
 	CU_ASSERT(sum_pss <= resident_kb);
 	CU_ASSERT(sum_pss >= resident_kb - c->sharers * KB(1));
-	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	if (!c->drop_name) {
+		CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
+	} else if (c->target.kind == SHM_REGION) {
+		CU_ASSERT(mshare_dbg_wait_gone(c->target.name));
+	}
 	munmap(sync, sizeof(*sync));
 }
 
@@ -455,6 +490,15 @@ SHM_TEST_PAIR(struct pss_case, pss_sum_2_sharers, run_pss_2,
 	      PSS_ADDR(0), PSS_ADDR(1))
 SHM_TEST_PAIR(struct pss_case, pss_sum_8_sharers, run_pss_8,
 	      PSS_ADDR(2), PSS_ADDR(3))
+
+static void run_pss_2_nameless(struct pss_case *c)
+{
+	c->drop_name = true;
+	run_pss_2(c);
+}
+
+SHM_TEST_PAIR(struct pss_case, pss_sum_2_sharers_nameless,
+	      run_pss_2_nameless, PSS_NAMELESS_ADDR(0), PSS_NAMELESS_ADDR(1))
 
 /*
  * Accessed-bit tracking: after clear_refs (1: every page of every vma old)
@@ -730,6 +774,10 @@ static const struct harness_test mshare_proc_tests[] = {
 	{ "pss_sum_2_sharers_memfd", pss_sum_2_sharers_memfd },
 	{ "pss_sum_8_sharers_region", pss_sum_8_sharers_region },
 	{ "pss_sum_8_sharers_memfd", pss_sum_8_sharers_memfd },
+	{ "pss_sum_2_sharers_nameless_region",
+	  pss_sum_2_sharers_nameless_region },
+	{ "pss_sum_2_sharers_nameless_memfd",
+	  pss_sum_2_sharers_nameless_memfd },
 	{ "referenced_after_clear_refs_region",
 	  referenced_after_clear_refs_region },
 	{ "referenced_after_clear_refs_memfd",

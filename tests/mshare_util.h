@@ -56,9 +56,9 @@ struct mshare_dbg {
  * Every test uses its own slot: one unit at its own unit-aligned address,
  * from the first unit at or above 64 GiB (above the binary, its heap and
  * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
- * x86-64 512 GiB + slot * 512 GiB, which keeps slot 223 (the last used,
- * by mshare_replace) below 113 TiB, far from the stack and mmap base
- * under 128 TiB.
+ * x86-64 512 GiB + slot * 512 GiB, which keeps slot 227 (the last used,
+ * by mshare_proc) below 115 TiB, far from the stack and mmap base under
+ * 128 TiB.
  */
 #define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
 unsigned long mshare_slot_addr(unsigned int slot);

@@ -89,6 +89,8 @@ static void print_counts(const struct fz_run *r, double secs)
 	for (k = 0; k < fz_kinds(); k++)
 		printf(" %s %lu", fz_kind_name(k), r->kind_count[k]);
 	printf("\n");
+	printf("mshare_fuzz: Pss summed over a region's sharers %lu times, %lu of them over 2 or more\n",
+	       r->pss_sums, r->pss_sums_shared);
 }
 
 static void report_failure(const struct fz_run *r, unsigned long seed,

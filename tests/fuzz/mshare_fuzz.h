@@ -357,6 +357,8 @@ struct fz_run {
 	int fail_proc;			/* P id, or -1 */
 	int fail_region;		/* R id, or -1 */
 	unsigned long kind_count[32];
+	/* check_pss_sum()s with a sharer that sees the region, with two */
+	unsigned long pss_sums, pss_sums_shared;
 	struct fz_faults faults;
 };
 

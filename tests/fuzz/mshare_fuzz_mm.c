@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -789,10 +790,45 @@ struct smaps_vma {
 	unsigned long start, end;
 	char perms[8];
 	unsigned long size_kb;
+	unsigned long rss_kb, pss_kb;
+	unsigned long shared_kb, private_kb;	/* _Clean plus _Dirty */
 	char flags[160];	/* the VmFlags mnemonics, space separated */
 };
 
-/* One vma per header line, with its Size and VmFlags; count or -1. */
+/* The kB lines of a vma that the model reads, and where each adds up. */
+static const struct {
+	const char *key;
+	size_t field;
+} smaps_kb_lines[] = {
+	{ "Size:", offsetof(struct smaps_vma, size_kb) },
+	{ "Rss:", offsetof(struct smaps_vma, rss_kb) },
+	{ "Pss:", offsetof(struct smaps_vma, pss_kb) },
+	{ "Shared_Clean:", offsetof(struct smaps_vma, shared_kb) },
+	{ "Shared_Dirty:", offsetof(struct smaps_vma, shared_kb) },
+	{ "Private_Clean:", offsetof(struct smaps_vma, private_kb) },
+	{ "Private_Dirty:", offsetof(struct smaps_vma, private_kb) },
+};
+
+/* A kB line of smaps_kb_lines[] added to @v: 1; another line: 0; -1. */
+static int parse_kb_line(const char *line, struct smaps_vma *v)
+{
+	unsigned long kb;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(smaps_kb_lines); i++) {
+		size_t len = strlen(smaps_kb_lines[i].key);
+
+		if (strncmp(line, smaps_kb_lines[i].key, len))
+			continue;
+		if (sscanf(line + len, "%lu kB", &kb) != 1)
+			return -1;
+		*(unsigned long *)((char *)v + smaps_kb_lines[i].field) += kb;
+		return 1;
+	}
+	return 0;
+}
+
+/* One vma per header line, with its kB lines and VmFlags; count or -1. */
 static int parse_smaps(const char *text, struct smaps_vma *v, int max)
 {
 	const char *line, *next;
@@ -811,12 +847,11 @@ static int parse_smaps(const char *text, struct smaps_vma *v, int max)
 			v[n].start = a;
 			v[n].end = b;
 			snprintf(v[n].perms, sizeof(v[n].perms), "%s", perms);
-		} else if (n >= 0 && !strncmp(line, "Size:", 5)) {
-			if (sscanf(line + 5, "%lu kB", &v[n].size_kb) != 1)
-				return -1;
 		} else if (n >= 0 && !strncmp(line, "VmFlags:", 8)) {
 			snprintf(v[n].flags, sizeof(v[n].flags), " %.*s ",
 				 (int)strcspn(line + 8, "\n"), line + 8);
+		} else if (n >= 0 && parse_kb_line(line, &v[n]) < 0) {
+			return -1;
 		}
 	}
 	return n + 1;
@@ -890,24 +925,33 @@ static const struct smaps_vma *vma_at(const struct smaps_vma *v, int n,
 }
 
 /* /proc/PID/smaps of @q against its slots; false after fz_fail(). */
+/* /proc/PID/smaps of @q into @v: the vmas, or -1 after fz_fail(). */
+static int read_smaps(struct fz_run *run, struct fz_proc *q,
+		      struct smaps_vma *v)
+{
+	static char text[SMAPS_MAX];
+	int n = -1;
+
+	if (read_proc_file(q->agent.pid, "smaps", text, sizeof(text)) &&
+	    strlen(text) < sizeof(text) - 1)
+		n = parse_smaps(text, v, SMAPS_VMAS);
+	if (n < 0)
+		fz_fail(run, q->id, -1, "cannot read or parse /proc/%d/smaps",
+			q->agent.pid);
+	return n;
+}
+
 static bool check_smaps(struct fz_run *run, struct fz_proc *q, bool locked)
 {
 	static struct smaps_vma v[SMAPS_VMAS];
-	static char text[SMAPS_MAX];
 	const struct smaps_vma *at;
 	char why[300];
 	bool overlap;
 	int n, slot;
 
-	n = -1;
-	if (read_proc_file(q->agent.pid, "smaps", text, sizeof(text)) &&
-	    strlen(text) < sizeof(text) - 1)
-		n = parse_smaps(text, v, SMAPS_VMAS);
-	if (n < 0) {
-		fz_fail(run, q->id, -1, "cannot read or parse /proc/%d/smaps",
-			q->agent.pid);
+	n = read_smaps(run, q, v);
+	if (n < 0)
 		return false;
-	}
 	for (slot = 0; slot < FZ_SLOTS; slot++) {
 		const struct fz_slot *s = &q->slot[slot];
 
@@ -979,8 +1023,147 @@ static bool check_pagemap(struct fz_run *run, struct fz_proc *q)
 }
 
 /*
+ * One sharer's smaps of a region mapped by @mappers processes (patch
+ * 0066): its pages count as mapped @mappers times, so Pss is Rss divided
+ * by @mappers (less what the kB figure rounds off: up to 1 kB), and they
+ * are Shared_* when several processes map the region, Private_* when one
+ * does.  A message in @why, or "".
+ */
+static void check_sharer_pss(const struct smaps_vma *v, int mappers,
+			     char *why, size_t size)
+{
+	bool shared = mappers > 1;
+
+	why[0] = '\0';
+	if (v->pss_kb * mappers > v->rss_kb ||
+	    v->rss_kb - v->pss_kb * mappers > (unsigned long)mappers)
+		snprintf(why, size, "Pss %lu kB of Rss %lu kB, want Rss / %d",
+			 v->pss_kb, v->rss_kb, mappers);
+	else if ((shared ? v->shared_kb : v->private_kb) != v->rss_kb ||
+		 (shared ? v->private_kb : v->shared_kb))
+		snprintf(why, size,
+			 "Shared %lu kB, Private %lu kB of Rss %lu kB, want all %s (%d process%s map%s it)",
+			 v->shared_kb, v->private_kb, v->rss_kb,
+			 shared ? "Shared" : "Private", mappers,
+			 shared ? "es" : "", shared ? "" : "s");
+}
+
+/* The sum of Pss of one region over its sharers. */
+struct pss_sum {
+	int mappers;		/* processes that map it, as the model says */
+	int seen;		/* those whose smaps show its pages */
+	unsigned long rss_kb;	/* what each of those shows: its resident size */
+	unsigned long pss_kb;	/* their Pss of it, added up */
+};
+
+/*
+ * Add up the Pss of @region over the processes that map it, checking
+ * each; the pages of a sharer whose page tables do not lead to the
+ * region's yet (no fault there since it mapped the region) are not in its
+ * smaps: not seen.  false after fz_fail(); -EAGAIN in @again when two
+ * sharers saw a different resident size (reclaim between the reads).
+ */
+static bool add_up_pss(struct fz_run *run, int region, struct pss_sum *sum,
+		       bool *again)
+{
+	static struct smaps_vma v[SMAPS_VMAS];
+	const struct smaps_vma *at;
+	char why[200];
+	bool overlap;
+	int i, slot, n;
+
+	*sum = (struct pss_sum){ .mappers = fz_model_vmas(&run->m, region) };
+	*again = false;
+	for (i = 0; i < FZ_MAX_PROCS; i++) {
+		struct fz_proc *q = &run->m.proc[i];
+
+		for (slot = 0; q->live && slot < FZ_SLOTS; slot++) {
+			if (q->slot[slot].kind != FZ_REGION ||
+			    q->slot[slot].region != region)
+				continue;
+			n = read_smaps(run, q, v);
+			if (n < 0)
+				return false;
+			at = vma_at(v, n, FZ_ADDR(slot), &overlap);
+			if (!at) {
+				fz_fail(run, q->id, fz_rid(run, region),
+					"smaps of P%d at %d: no vma", q->id,
+					slot);
+				return false;
+			}
+			if (!at->rss_kb)
+				continue;
+			check_sharer_pss(at, sum->mappers, why, sizeof(why));
+			if (why[0]) {
+				fz_fail(run, q->id, fz_rid(run, region),
+					"smaps of P%d at %d: %s", q->id, slot,
+					why);
+				return false;
+			}
+			if (sum->seen++ && at->rss_kb != sum->rss_kb)
+				*again = true;
+			sum->rss_kb = at->rss_kb;
+			sum->pss_kb += at->pss_kb;
+		}
+	}
+	return true;
+}
+
+/* Reads of every sharer's smaps that may see reclaim between them. */
+#define PSS_SUM_TRIES	3
+
+/*
+ * The sum of a region's Pss over its sharers is its resident size, less
+ * the shares of the sharers that do not see its pages yet and what the kB
+ * figures round off (up to 1 kB a sharer).  A region with a file moved in
+ * is left out: those pages have mappings of their own besides it.
+ */
+static bool check_pss_sum(struct fz_run *run, int region)
+{
+	unsigned long want;
+	struct pss_sum sum;
+	bool again = true;
+	int tries;
+
+	if (run->m.region[region].nr_file_pages)
+		return true;
+	for (tries = 0; again && tries < PSS_SUM_TRIES; tries++)
+		if (!add_up_pss(run, region, &sum, &again))
+			return false;
+	want = sum.rss_kb * sum.seen;
+	if (!again && !sum.seen)
+		return true;
+	if (!again && sum.pss_kb * sum.mappers <= want &&
+	    want - sum.pss_kb * sum.mappers <=
+	    (unsigned long)(sum.mappers * sum.seen)) {
+		run->pss_sums++;
+		run->pss_sums_shared += sum.seen > 1;
+		return true;
+	}
+	fz_fail(run, -1, fz_rid(run, region),
+		"sum of Pss over %d of its %d sharers %lu kB, resident %lu kB%s",
+		sum.seen, sum.mappers, sum.pss_kb, sum.rss_kb,
+		again ? " (the sharers' Rss differ)" : "");
+	return false;
+}
+
+/* The Pss sum of every region @q maps. */
+static bool check_pss_sums(struct fz_run *run, struct fz_proc *q)
+{
+	int slot;
+
+	for (slot = 0; slot < FZ_SLOTS; slot++)
+		if (q->slot[slot].kind == FZ_REGION &&
+		    !check_pss_sum(run, q->slot[slot].region))
+			return false;
+	return true;
+}
+
+/*
  * smaps and pagemap of a process (asleep or not), maybe while another
  * touches a region: its faults change the page tables being walked.
+ * When none does, the sum of Pss of each region it maps, over every
+ * process that maps it.
  */
 bool fz_op_procfs(struct fz_run *run, struct fz_proc *p)
 {
@@ -1009,6 +1192,8 @@ bool fz_op_procfs(struct fz_run *run, struct fz_proc *p)
 	if (!check_smaps(run, q, false) || !check_pagemap(run, q))
 		return false;
 	if (slot < 0) {
+		if (!check_pss_sums(run, q))
+			return false;
 		fz_log_result("ok");
 		return true;
 	}
