@@ -91,7 +91,7 @@ static long smaps_field(const char *entry, const char *field)
 	return harness_kb_field_parse(entry, field, &kb) ? -1 : kb;
 }
 
-/* The smaps entry of the vma at @addr, NUL-terminated in @buf */
+/* The counts of a smaps entry (mshare_smaps_entry()) */
 static struct smaps_counts smaps_counts(const char *entry)
 {
 	return (struct smaps_counts) {
@@ -102,27 +102,6 @@ static struct smaps_counts smaps_counts(const char *entry)
 		.shared_kb = smaps_field(entry, "Shared_Clean") +
 			     smaps_field(entry, "Shared_Dirty"),
 	};
-}
-
-static const char *smaps_entry(char *buf, size_t size, unsigned long addr)
-{
-	char head[32];
-	char *entry, *next;
-
-	if (harness_read_file("/proc/self/smaps", buf, size) < 0)
-		return NULL;
-	snprintf(head, sizeof(head), "%lx-", addr);
-	entry = strstr(buf, head);
-	if (!entry)
-		return NULL;
-	/* The next entry starts with a hex range on a line of its own */
-	for (next = strchr(entry, '\n'); next; next = strchr(next + 1, '\n'))
-		if (next[1] && strchr("0123456789abcdef", next[1]) &&
-		    strchr(next + 1, '-') < strchr(next + 1, ' ')) {
-			next[1] = '\0';
-			break;
-		}
-	return entry;
 }
 
 static long mincore_resident(unsigned long addr)
@@ -197,7 +176,7 @@ static int reader(void *arg)
 	if (p[0] != 1)
 		return 2;
 	v->vmrss_growth_kb = harness_proc_status_kb("VmRSS") - before;
-	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
+	entry = mshare_smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
 		return 3;
 	v->smaps = smaps_counts(entry);
@@ -238,8 +217,6 @@ static void run_proc_case(struct proc_case *c)
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(v, sizeof(*v));
 }
-
-#define KB(pages)	((pages) * (long)PAGE / 1024)
 
 /*
  * Several processes map the memory at once, each writes the NPAGES pages
@@ -365,7 +342,7 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 	while (c->drop_name &&
 	       !__atomic_load_n(&c->sync->name_gone, __ATOMIC_SEQ_CST))
 		usleep(1000);
-	entry = smaps_entry(buf, SMAPS_MAX, c->target.addr);
+	entry = mshare_smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
 		return 3;
 	v->smaps = smaps_counts(entry);
@@ -541,7 +518,7 @@ struct ref_case {
 
 static long referenced_kb(unsigned long addr, char *buf)
 {
-	const char *entry = smaps_entry(buf, SMAPS_MAX, addr);
+	const char *entry = mshare_smaps_entry(buf, SMAPS_MAX, addr);
 
 	return entry ? smaps_field(entry, "Referenced") : -1;
 }

@@ -13,7 +13,15 @@
  * The page-out can also come from another process, as a reclaim daemon's
  * does: process_madvise(MADV_PAGEOUT) on a sharer's pidfd, over the range
  * at the sharer's address, while the sharer waits.
+ *
+ * What two sharers' smaps say of the pages out on swap: each sharer's
+ * Swap is all of them; a region's swap entry counts, as its present
+ * pages do (patch 0066), as mapped by every process that maps the region,
+ * so that each sharer's SwapPss is its share and the SwapPss of all adds
+ * up to the swap the region holds (patch 0071).  shmem's pages out on
+ * swap are in no one's SwapPss: 0 for the memfd.
  */
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -21,6 +29,7 @@
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 
 #include "mshare_util.h"
 #include "shm_target.h"
@@ -28,14 +37,26 @@
 
 #define SWAP_ADDR(slot)	MSHARE_ADDR(82 + (slot))
 #define REMOTE_ADDR(slot)	MSHARE_ADDR(190 + (slot))
+#define SWAP_PSS_ADDR(slot)	MSHARE_ADDR(228 + (slot))
+#define SWAP_PSS_SHARERS	2
+#define SMAPS_MAX	65536
 #define CHILD_TIMEOUT	60
 #define NPAGES		512
 #define RANGE_OFF	(4 * PT_SPAN)
+
+/* Swap and SwapPss of a sharer's smaps entry of the memory, in kB */
+struct swap_view {
+	long swap_kb, swap_pss_kb;
+};
 
 /* What the children saw, in memory shared with the test */
 struct swap_counts {
 	long swapped_out;	/* pages the page-out wrote to swap */
 	long present_after;	/* remote case: the sharer's pages after it */
+	/* swap_pss case: sharers that mapped it, that read their smaps */
+	int mapped, measured;
+	bool paged_out;		/* and the page-out done */
+	struct swap_view view[SWAP_PSS_SHARERS];
 };
 
 struct swap_case {
@@ -170,6 +191,60 @@ static long page_out_remotely(pid_t pid, unsigned long addr)
 	return done;
 }
 
+/* Add one to @count, then wait until every sharer has */
+static void swap_pss_barrier(int *count)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < SWAP_PSS_SHARERS)
+		usleep(1000);
+}
+
+/*
+ * Sharer @i of the swap_pss case: map the memory; the first writes the
+ * range, the other reads only the setup's page (from then on its page
+ * tables lead to a region's); both wait for the page-out of the range,
+ * then read their smaps entry, and unmap only once both have: a region's
+ * share is by the processes that map it.  0, or the step that failed.
+ */
+static int swap_pss_sharer(struct swap_case *c, int i)
+{
+	static char buf[SMAPS_MAX];
+	struct swap_view *v = &c->counts->view[i];
+	const char *entry;
+	unsigned long *p;
+
+	p = shm_target_map(&c->target, PROT_READ | PROT_WRITE);
+	if (!p)
+		return 1;
+	if (!i)
+		fill(range_of(p), 1);
+	else if (p[0] != 1)
+		return 2;
+	__atomic_add_fetch(&c->counts->mapped, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&c->counts->paged_out, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	entry = mshare_smaps_entry(buf, sizeof(buf), c->target.addr);
+	if (!entry || harness_kb_field_parse(entry, "Swap", &v->swap_kb) ||
+	    harness_kb_field_parse(entry, "SwapPss", &v->swap_pss_kb))
+		return 3;
+	swap_pss_barrier(&c->counts->measured);
+	return 0;
+}
+
+/* Until every sharer has mapped the memory, CHILD_TIMEOUT at most */
+static bool sharers_mapped(struct swap_case *c)
+{
+	int waited_ms;
+
+	for (waited_ms = 0; waited_ms < CHILD_TIMEOUT * 1000; waited_ms++) {
+		if (__atomic_load_n(&c->counts->mapped, __ATOMIC_SEQ_CST) ==
+		    SWAP_PSS_SHARERS)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static void run_in_child(int (*fn)(void *), struct swap_case *c)
 {
 	struct harness_child_result res;
@@ -241,6 +316,61 @@ static void run_remote_case(struct swap_case *c)
 SHM_TEST_PAIR(struct swap_case, process_madvise_pageout, run_remote_case,
 	      REMOTE_ADDR(0), REMOTE_ADDR(1))
 
+static void run_swap_pss_case(struct swap_case *c)
+{
+	long done = -1, before, sum_pss = 0, want_pss;
+	pid_t pids[SWAP_PSS_SHARERS];
+	int i, status;
+
+	case_begin(c);
+	for (i = 0; i < SWAP_PSS_SHARERS; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			alarm(CHILD_TIMEOUT);
+			_exit(swap_pss_sharer(c, i));
+		}
+		CU_ASSERT(pids[i] > 0);
+	}
+	if (pids[0] > 0 && sharers_mapped(c)) {
+		before = swap_pages_written();
+		done = page_out_remotely(pids[0], c->target.addr + RANGE_OFF);
+		c->counts->swapped_out = swap_pages_written() - before;
+	}
+	__atomic_store_n(&c->counts->paged_out, true, __ATOMIC_SEQ_CST);
+	for (i = 0; i < SWAP_PSS_SHARERS; i++) {
+		if (pids[i] <= 0)
+			continue;
+		MSHARE_ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+		/* A sharer's exit status: 0, or the step that failed */
+		MSHARE_ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) :
+				 128 + WTERMSIG(status), 0);
+	}
+	printf("    %s: %d of %d pages written to swap by the page-out\n",
+	       shm_kind_name(c->target.kind), (int)c->counts->swapped_out,
+	       NPAGES);
+	MSHARE_ASSERT_EQ(done, (long)(NPAGES * PAGE));
+	MSHARE_ASSERT_EQ(c->counts->swapped_out, NPAGES);
+	/* A region's share of each sharer; shmem's swap is no one's */
+	want_pss = c->target.kind == SHM_REGION ?
+		   KB(NPAGES) / SWAP_PSS_SHARERS : 0;
+	for (i = 0; i < SWAP_PSS_SHARERS; i++) {
+		const struct swap_view *v = &c->counts->view[i];
+
+		printf("    %s sharer %d of %d: smaps Swap %ld kB, SwapPss %ld kB\n",
+		       shm_kind_name(c->target.kind), i + 1, SWAP_PSS_SHARERS,
+		       v->swap_kb, v->swap_pss_kb);
+		MSHARE_ASSERT_EQ(v->swap_kb, KB(NPAGES));
+		MSHARE_ASSERT_EQ(v->swap_pss_kb, want_pss);
+		sum_pss += v->swap_pss_kb;
+	}
+	printf("    %s: sum of SwapPss %ld kB, %ld kB on swap\n",
+	       shm_kind_name(c->target.kind), sum_pss, KB(NPAGES));
+	case_end(c);
+}
+
+SHM_TEST_PAIR(struct swap_case, swap_pss_2_sharers, run_swap_pss_case,
+	      SWAP_PSS_ADDR(0), SWAP_PSS_ADDR(1))
+
 static const struct harness_test mshare_swap_tests[] = {
 	{ "pageout_then_other_sharers_region",
 	  pageout_then_other_sharers_region },
@@ -248,6 +378,8 @@ static const struct harness_test mshare_swap_tests[] = {
 	  pageout_then_other_sharers_memfd },
 	{ "process_madvise_pageout_region", process_madvise_pageout_region },
 	{ "process_madvise_pageout_memfd", process_madvise_pageout_memfd },
+	{ "swap_pss_2_sharers_region", swap_pss_2_sharers_region },
+	{ "swap_pss_2_sharers_memfd", swap_pss_2_sharers_memfd },
 	{ NULL, NULL },
 };
 

@@ -137,6 +137,27 @@ bool mshare_dbg_wait_gone(const char *name)
 	return false;
 }
 
+const char *mshare_smaps_entry(char *buf, size_t size, unsigned long addr)
+{
+	char head[32];
+	char *entry, *next;
+
+	if (harness_read_file("/proc/self/smaps", buf, size) < 0)
+		return NULL;
+	snprintf(head, sizeof(head), "%lx-", addr);
+	entry = strstr(buf, head);
+	if (!entry)
+		return NULL;
+	/* The next entry starts with a hex range on a line of its own */
+	for (next = strchr(entry, '\n'); next; next = strchr(next + 1, '\n'))
+		if (next[1] && strchr("0123456789abcdef", next[1]) &&
+		    strchr(next + 1, '-') < strchr(next + 1, ' ')) {
+			next[1] = '\0';
+			break;
+		}
+	return entry;
+}
+
 long mshare_free_kb(void)
 {
 	static char text[65536];

@@ -56,8 +56,8 @@ struct mshare_dbg {
  * Every test uses its own slot: one unit at its own unit-aligned address,
  * from the first unit at or above 64 GiB (above the binary, its heap and
  * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
- * x86-64 512 GiB + slot * 512 GiB, which keeps slot 227 (the last used,
- * by mshare_proc) below 115 TiB, far from the stack and mmap base under
+ * x86-64 512 GiB + slot * 512 GiB, which keeps slot 229 (the last used,
+ * by mshare_swap) below 116 TiB, far from the stack and mmap base under
  * 128 TiB.
  */
 #define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
@@ -99,10 +99,20 @@ long mshare_dbg_refcount(const char *name);
 bool mshare_dbg_wait_gone(const char *name);
 
 /*
+ * The entry of /proc/self/smaps of the vma that starts at @addr: the file
+ * read into @buf, the entry cut off before the next one.  NULL if there is
+ * none or the file cannot be read.
+ */
+const char *mshare_smaps_entry(char *buf, size_t size, unsigned long addr);
+
+/*
  * Free memory in kB including the pages on the per-cpu free lists, which
  * MemFree leaves out (they hold megabytes here), or -1.
  */
 long mshare_free_kb(void);
+
+/* @pages pages in kB, as /proc counts them */
+#define KB(pages)	((pages) * (long)PAGE / 1024)
 
 /* The value agents write at an offset, and check for. */
 static inline unsigned long mshare_pattern(unsigned long off, int tag)
