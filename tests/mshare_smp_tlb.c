@@ -104,15 +104,6 @@ static bool read_faults(const volatile unsigned long *p, unsigned long *val)
 	return false;
 }
 
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 /*
  * The reader: read the page once, so that this CPU's TLB holds its
  * translation, then spin on the round's flag alone until the writer is
@@ -129,7 +120,7 @@ static int reader(void *arg)
 				.sa_flags = SA_NODEFER };
 	unsigned long val;
 
-	if (pin_to(READER_CPU) || sigaction(SIGSEGV, &sa, NULL))
+	if (mshare_pin_to_cpu(READER_CPU) || sigaction(SIGSEGV, &sa, NULL))
 		return 2;
 	if (read_faults(c->page, &val))
 		return 3;
@@ -305,7 +296,7 @@ static int pinned_writer(void *arg)
 	int ret;
 
 	mshare_report_step(c->report, "pin to the writer's CPU");
-	ret = pin_to(WRITER_CPU);
+	ret = mshare_pin_to_cpu(WRITER_CPU);
 	if (ret)
 		return mshare_report_fail(c->report, -ret);
 	if (harness_run_child_timeout(writer, c, 2 * CHILD_TIMEOUT, &res))

@@ -254,8 +254,13 @@ static void run_in_child(int (*fn)(void *), struct swap_case *c)
 	MSHARE_ASSERT_CHILD(&res, c->report, NULL, 0);
 }
 
+/*
+ * The test and its children on one CPU (mshare_pin_to_cpu()): every page
+ * a sharer writes is in the LRU batch the page-out drains.
+ */
 static void case_begin(struct swap_case *c)
 {
+	CU_ASSERT_EQUAL(mshare_pin_to_cpu(0), 0);
 	c->report = mshare_report_new();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
 	c->counts = mmap(NULL, sizeof(*c->counts), PROT_READ | PROT_WRITE,
@@ -270,6 +275,7 @@ static void case_end(struct swap_case *c)
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
 	munmap(c->counts, sizeof(*c->counts));
 	mshare_report_free(c->report);
+	CU_ASSERT_EQUAL(mshare_unpin(), 0);
 }
 
 static void run_swap_case(struct swap_case *c)

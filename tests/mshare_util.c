@@ -3,6 +3,7 @@
  * Helpers shared by the mshare tests.  See mshare_util.h.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,26 @@ const char *mshare_smaps_entry(char *buf, size_t size, unsigned long addr)
 			break;
 		}
 	return entry;
+}
+
+int mshare_pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int mshare_unpin(void)
+{
+	long cpu, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < cpus && cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 long mshare_free_kb(void)

@@ -106,6 +106,18 @@ bool mshare_dbg_wait_gone(const char *name);
 const char *mshare_smaps_entry(char *buf, size_t size, unsigned long addr);
 
 /*
+ * Run the calling process, and the children it forks from then on, on
+ * @cpu only: 0 or -errno.  A test that pages out (MADV_PAGEOUT) memory
+ * faulted in by another process, or by itself before a migration, puts
+ * them on one CPU: a new page waits in its CPU's LRU batch until that is
+ * drained, and MADV_PAGEOUT drains only the CPU it runs on, so on several
+ * CPUs it may find pages it cannot isolate.
+ */
+int mshare_pin_to_cpu(int cpu);
+/* Back to every CPU that is online: 0 or -errno. */
+int mshare_unpin(void);
+
+/*
  * Free memory in kB including the pages on the per-cpu free lists, which
  * MemFree leaves out (they hold megabytes here), or -1.
  */
