@@ -258,13 +258,6 @@ struct pss_case {
 };
 
 /* Wait until @count, which every sharer increments once, reaches @n */
-static void pss_barrier(int *count, int n)
-{
-	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
-		usleep(1000);
-}
-
 static long pagemap_exclusive(unsigned long addr)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -338,19 +331,21 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
 		p[(RANGE_OFF + i * PAGE) / sizeof(long)] = i + 1;
 	if (p[0] != 1)
 		return 2;
-	pss_barrier(&c->sync->written, c->sharers);
-	while (c->drop_name &&
-	       !__atomic_load_n(&c->sync->name_gone, __ATOMIC_SEQ_CST))
-		usleep(1000);
+	if (!mshare_barrier(&c->sync->written, c->sharers, CHILD_TIMEOUT))
+		return 3;
+	if (c->drop_name &&
+	    !mshare_wait_count(&c->sync->name_gone, 1, CHILD_TIMEOUT))
+		return 4;
 	entry = mshare_smaps_entry(buf, SMAPS_MAX, c->target.addr);
 	if (!entry)
-		return 3;
+		return 5;
 	v->smaps = smaps_counts(entry);
 	v->exclusive = pagemap_exclusive(c->target.addr + RANGE_OFF);
 	if (read_rss(v))
-		return 4;
+		return 6;
 	/* Nobody unmaps before every sharer has looked */
-	pss_barrier(&c->sync->measured, c->sharers);
+	if (!mshare_barrier(&c->sync->measured, c->sharers, CHILD_TIMEOUT))
+		return 7;
 	free(buf);
 	return 0;
 }
@@ -363,9 +358,8 @@ static int pss_sharer(struct pss_case *c, struct pss_view *v)
  */
 static void drop_name(struct pss_case *c)
 {
-	while (__atomic_load_n(&c->sync->written, __ATOMIC_SEQ_CST) <
-	       c->sharers)
-		usleep(1000);
+	CU_ASSERT(mshare_wait_count(&c->sync->written, c->sharers,
+				    CHILD_TIMEOUT));
 	if (c->target.kind == SHM_REGION)
 		MSHARE_ASSERT_EQ(mshare_unlink(c->target.name), 0);
 	else

@@ -192,13 +192,6 @@ static long page_out_remotely(pid_t pid, unsigned long addr)
 }
 
 /* Add one to @count, then wait until every sharer has */
-static void swap_pss_barrier(int *count)
-{
-	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < SWAP_PSS_SHARERS)
-		usleep(1000);
-}
-
 /*
  * Sharer @i of the swap_pss case: map the memory; the first writes the
  * range, the other reads only the setup's page (from then on its page
@@ -227,22 +220,10 @@ static int swap_pss_sharer(struct swap_case *c, int i)
 	if (!entry || harness_kb_field_parse(entry, "Swap", &v->swap_kb) ||
 	    harness_kb_field_parse(entry, "SwapPss", &v->swap_pss_kb))
 		return 3;
-	swap_pss_barrier(&c->counts->measured);
+	if (!mshare_barrier(&c->counts->measured, SWAP_PSS_SHARERS,
+			    CHILD_TIMEOUT))
+		return 4;
 	return 0;
-}
-
-/* Until every sharer has mapped the memory, CHILD_TIMEOUT at most */
-static bool sharers_mapped(struct swap_case *c)
-{
-	int waited_ms;
-
-	for (waited_ms = 0; waited_ms < CHILD_TIMEOUT * 1000; waited_ms++) {
-		if (__atomic_load_n(&c->counts->mapped, __ATOMIC_SEQ_CST) ==
-		    SWAP_PSS_SHARERS)
-			return true;
-		usleep(1000);
-	}
-	return false;
 }
 
 static void run_in_child(int (*fn)(void *), struct swap_case *c)
@@ -337,7 +318,9 @@ static void run_swap_pss_case(struct swap_case *c)
 		}
 		CU_ASSERT(pids[i] > 0);
 	}
-	if (pids[0] > 0 && sharers_mapped(c)) {
+	if (pids[0] > 0 &&
+	    mshare_wait_count(&c->counts->mapped, SWAP_PSS_SHARERS,
+			      CHILD_TIMEOUT)) {
 		before = swap_pages_written();
 		done = page_out_remotely(pids[0], c->target.addr + RANGE_OFF);
 		c->counts->swapped_out = swap_pages_written() - before;

@@ -179,6 +179,24 @@ int mshare_unpin(void)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+bool mshare_wait_count(int *count, int n, int timeout_s)
+{
+	long waited_ms;
+
+	for (waited_ms = 0; waited_ms < timeout_s * 1000L; waited_ms++) {
+		if (__atomic_load_n(count, __ATOMIC_SEQ_CST) >= n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+bool mshare_barrier(int *count, int n, int timeout_s)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	return mshare_wait_count(count, n, timeout_s);
+}
+
 long mshare_free_kb(void)
 {
 	static char text[65536];

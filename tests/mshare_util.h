@@ -118,6 +118,17 @@ int mshare_pin_to_cpu(int cpu);
 int mshare_unpin(void);
 
 /*
+ * Processes that a test forks meet through a counter in memory they share
+ * (MAP_SHARED).  mshare_wait_count() waits until *@count reaches @n, for
+ * @timeout_s seconds at most: true if it did.  mshare_barrier() counts the
+ * caller in first.  Bounded, so that a process that died before it counted
+ * itself in fails the test instead of hanging it until the harness kills
+ * the suite.
+ */
+bool mshare_wait_count(int *count, int n, int timeout_s);
+bool mshare_barrier(int *count, int n, int timeout_s);
+
+/*
  * Free memory in kB including the pages on the per-cpu free lists, which
  * MemFree leaves out (they hold megabytes here), or -1.
  */
