@@ -56,8 +56,8 @@ struct mshare_dbg {
  * Every test uses its own slot: one unit at its own unit-aligned address,
  * from the first unit at or above 64 GiB (above the binary, its heap and
  * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
- * x86-64 512 GiB + slot * 512 GiB, which keeps slot 229 (the last used,
- * by mshare_swap) below 116 TiB, far from the stack and mmap base under
+ * x86-64 512 GiB + slot * 512 GiB, which keeps slot 231 (the last used,
+ * by mshare_thp) below 117 TiB, far from the stack and mmap base under
  * 128 TiB.
  */
 #define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
