@@ -153,7 +153,7 @@ help:
 	@echo '  make selftests [SERIES=base]  the mm selftests inside ./linux (or the base kernel), side by side -> build/selftests/table.md'
 	@echo '  make selftests-record-base  run them on the base kernel, write uml/selftests/base-results.tsv'
 	@echo '  make bench        page tables of N=1..512 processes, mshare vs memfd -> build/bench/'
-	@echo '  make pgbench [CLIENTS="1 8 32 64 128"] [SCALE=16] [SECONDS=30]  PostgreSQL under pgbench in ./linux, plain and under mshare-run -> build/pgbench/'
+	@echo '  make pgbench [CLIENTS="1 8 32 64 128"] [SCALE=16] [SECONDS=30] [SHARED_MEMORY_TYPE=sysv]  PostgreSQL under pgbench in ./linux, plain and under mshare-run -> build/pgbench/'
 	@echo '  make bench-loop [ROUNDS=3] [T=suite] [EDIT=comment]  edit mm/ -> make -> one suite, ours vs kunit.py run, medians and ratio -> build/bench-loop/'
 	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
@@ -349,10 +349,12 @@ bench: linux
 # PostgreSQL 15 under pgbench inside ./linux, the server plain and under
 # mshare-run, with the TPC-B invariants and a kill -9 recovery checked
 # (uml/pgbench/pgbench.sh; --short is the version for make test).
-# CLIENTS, SCALE and SECONDS only from the command line, as for fuzz.
+# CLIENTS, SCALE, SECONDS and SHARED_MEMORY_TYPE (PostgreSQL's setting:
+# mmap, its default, or sysv) only from the command line, as for fuzz.
 PGBENCH_OPTS := $(if $(filter command line,$(origin CLIENTS)),--clients '$(CLIENTS)') \
 	$(if $(filter command line,$(origin SCALE)),--scale '$(SCALE)') \
-	$(if $(filter command line,$(origin SECONDS)),--seconds '$(SECONDS)')
+	$(if $(filter command line,$(origin SECONDS)),--seconds '$(SECONDS)') \
+	$(if $(filter command line,$(origin SHARED_MEMORY_TYPE)),--shared-memory-type '$(SHARED_MEMORY_TYPE)')
 pgbench: linux pgbench-deps
 	$(if $(filter x86_64,$(KARCH)),$(error make pgbench boots ./linux only; drop ARCH=x86_64))
 	@bash $(ROOT)/uml/pgbench/pgbench.sh $(PGBENCH_OPTS)

@@ -10,7 +10,11 @@
 #
 # usage: guest.sh --launcher PATH [--launcher-opt OPT]... [--scale N]
 #                 [--seconds N] [--shared-buffers SIZE] [--kill-clients N]
-#                 [--no-kill-run] [--cache HOSTDIR] [--] CLIENTS...
+#                 [--shared-memory-type mmap|sysv] [--no-kill-run]
+#                 [--cache HOSTDIR] [--] CLIENTS...
+# --shared-memory-type: PostgreSQL's setting of that name, which says how
+# the server makes its main segment: mmap (its default) or sysv (shmget),
+# the two ways mshare-run takes memory.
 # --cache: where the initialised cluster of each scale is kept between
 # boots (a host directory: the host's / is the guest's).
 #
@@ -55,6 +59,7 @@ launcher_opts=()
 scale=16
 seconds=30
 shared_buffers=256MB
+shared_memory_type=mmap
 kill_clients=8
 kill_run=1
 cache_dir=
@@ -77,6 +82,7 @@ postgres_version=
 pause_fd=
 client_pids=()
 memory_before=
+segments_before=
 history_rows=
 start_us=${EPOCHREALTIME/./}
 
@@ -142,6 +148,7 @@ parse_args() {
 		--scale) scale=$2; shift 2 ;;
 		--seconds) seconds=$2; shift 2 ;;
 		--shared-buffers) shared_buffers=$2; shift 2 ;;
+		--shared-memory-type) shared_memory_type=$2; shift 2 ;;
 		--kill-clients) kill_clients=$2; shift 2 ;;
 		--no-kill-run) kill_run=; shift ;;
 		--cache) cache_dir=$2; shift 2 ;;
@@ -161,6 +168,10 @@ parse_args() {
 		esac
 	done
 	[ "$seconds" -ge 2 ] || fail "--seconds: at least 2 (the sample is taken half-way)"
+	case "$shared_memory_type" in
+	mmap | sysv) ;;
+	*) fail "--shared-memory-type: mmap or sysv (PostgreSQL's shared_memory_type), got '$shared_memory_type'" ;;
+	esac
 }
 
 # A stand-in launcher (e.g. /usr/bin/env, to try this script before
@@ -256,11 +267,14 @@ cluster_key() {
 }
 
 # The server's settings of this boot, included by postgresql.conf.
-# shared_memory_type=mmap (the default, said aloud): shared_buffers and
-# the rest of the main segment are one MAP_SHARED|MAP_ANONYMOUS mapping,
-# the one mshare-run moves into a region.  huge_pages=off: that mapping
-# is made once, without a MAP_HUGETLB try first.  max_wal_size: the WAL
-# is on tmpfs, in the guest's memory.
+# shared_memory_type: with mmap (PostgreSQL's default, said aloud)
+# shared_buffers and the rest of the main segment are one
+# MAP_SHARED|MAP_ANONYMOUS mapping, with sysv one SysV segment (shmget,
+# shmat): the one mshare-run moves into a region either way.  With mmap
+# the server also makes a SysV segment of a few bytes, an interlock
+# against a second postmaster, too small for mshare-run.
+# huge_pages=off: the segment is made once, without a huge-page try first.
+# max_wal_size: the WAL is on tmpfs, in the guest's memory.
 write_config() {
 	local max_connections
 	# Room for every client, psql beside them and the superuser slots.
@@ -271,13 +285,14 @@ write_config() {
 		unix_socket_directories = '$socket_dir'
 		max_connections = $max_connections
 		shared_buffers = $shared_buffers
-		shared_memory_type = mmap
+		shared_memory_type = $shared_memory_type
 		huge_pages = off
 		max_wal_size = 256MB
 		min_wal_size = 32MB
 	EOF
 	chown "$db_owner:" "$data/pgbench.conf"
 	record pgbench-config shared_buffers "$shared_buffers"
+	record pgbench-config shared_memory_type "$shared_memory_type"
 	record pgbench-config max_connections "$max_connections"
 	record pgbench-config scale "$scale"
 	record pgbench-config seconds "$seconds"
@@ -371,6 +386,7 @@ start_server() {
 	local mode=$1 prefix=()
 	[ "$mode" != mshare ] || prefix=("$launcher" "${launcher_opts[@]}" --)
 	memory_before=$(memory_state)
+	segments_before=$(sysv_segments)
 	# shellcheck disable=SC2086 # two fields
 	record pgbench-memory "$mode" before_start $memory_before
 	: >"$server_log"
@@ -416,13 +432,25 @@ stop_server() {
 	check_nothing_left "$mode"
 }
 
-# After a stop: no region in debugfs or msharefs, the memory back.
+# How many SysV shared memory segments there are (/proc/sysvipc/shm: a
+# header, then a line each), read by the shell itself (see pause()).
+sysv_segments() {
+	local lines=()
+	mapfile -t lines </proc/sysvipc/shm
+	echo $((${#lines[@]} - 1))
+}
+
+# After a stop: no region in debugfs or msharefs, no SysV segment more
+# than before the start, the memory back.
 check_nothing_left() {
 	local mode=$1 left memory_after anon_before pt_before anon_after pt_after
 	left=$(region_lines)
 	[ -z "$left" ] || fail "regions left after the server stopped: $left"
 	left=$(msharefs_files)
 	[ -z "$left" ] || fail "files left in $msharefs after the server stopped: $left"
+	left=$(sysv_segments)
+	[ "$left" -le "$segments_before" ] ||
+		fail "SysV segments left after the server stopped: $left, $segments_before before it started"
 	memory_after=$(memory_state)
 	# shellcheck disable=SC2086 # two fields
 	record pgbench-memory "$mode" after_stop $memory_after
@@ -433,7 +461,7 @@ check_nothing_left() {
 	[ "$pt_after" -le $((pt_before + pagetables_slack_kb)) ] ||
 		fail "page tables not given back: PageTables $pt_before kB before the server started, $pt_after kB after it stopped"
 	record pgbench-check "$mode" - cleanup ok \
-		"no region, msharefs empty; anonymous and shared memory outside tmpfs files $anon_before -> $anon_after kB, PageTables $pt_before -> $pt_after kB"
+		"no region, msharefs empty, $left SysV segments ($segments_before before); anonymous and shared memory outside tmpfs files $anon_before -> $anon_after kB, PageTables $pt_before -> $pt_after kB"
 }
 
 # Sum of balances in accounts, branches and tellers, sum of history's

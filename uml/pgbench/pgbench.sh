@@ -8,7 +8,7 @@
 # failed or the kernel log did not stay clean.
 #
 # usage: pgbench.sh [--short] [--clients "N..."] [--scale N] [--seconds N]
-#                   [--out DIR]
+#                   [--shared-memory-type mmap|sysv] [--out DIR]
 # Defaults: clients 1 8 32 64 128, scale 16, 30 seconds, into build/pgbench.
 # --short: the version for make test: 8 clients, scale 1, 4 seconds, the
 # kill -9 run; into build/pgbench/short unless --out says otherwise.  One
@@ -16,7 +16,9 @@
 # (83 s beside a kernel build).
 # The other options override either mode's values.  --seconds: what each
 # run's clients get once connected; pgbench's -T, whose clock counts the
-# connecting, is 0.3 s a client more.
+# connecting, is 0.3 s a client more.  --shared-memory-type: how the
+# server makes its main segment (PostgreSQL's setting): mmap, its default,
+# or sysv, for mshare-run's SysV path (guest.sh).
 # The cluster after initdb and pgbench -i is kept per scale in
 # build/pgbench/cache (uml/pgbench/guest.sh's --cache): ./linux takes
 # about 25 s for initdb alone.
@@ -37,6 +39,7 @@ clients=
 scale=
 seconds=
 out=
+shared_memory_type=mmap
 
 die() {
 	echo "pgbench: $*" >&2
@@ -51,9 +54,14 @@ parse_args() {
 		--scale) scale=$2; shift 2 ;;
 		--seconds) seconds=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
+		--shared-memory-type) shared_memory_type=$2; shift 2 ;;
 		*) die "unknown option $1 (see the usage line in $0)" ;;
 		esac
 	done
+	case "$shared_memory_type" in
+	mmap | sysv) ;;
+	*) die "--shared-memory-type: mmap or sysv (PostgreSQL's shared_memory_type), got '$shared_memory_type'" ;;
+	esac
 	if [ -n "$short" ]; then
 		: "${clients:=8}" "${scale:=1}" "${seconds:=4}"
 		: "${out:=$root/build/pgbench/short}" "${PGBENCH_MEM:=1536M}"
@@ -90,6 +98,7 @@ default_timeout() {
 
 run_guest() {
 	local args=(--launcher "$launcher" --scale "$scale" --seconds "$seconds"
+		--shared-memory-type "$shared_memory_type"
 		--cache "$root/build/pgbench/cache")
 	local opts counts opt
 	read -r -a opts <<<"$launcher_opts"
@@ -98,7 +107,7 @@ run_guest() {
 		args+=(--launcher-opt "$opt")
 	done
 	args+=(-- "${counts[@]}")
-	echo "pgbench: booting ./linux mem=$PGBENCH_MEM: clients $clients, scale $scale, ${seconds}s a run once connected (console in $log)"
+	echo "pgbench: booting ./linux mem=$PGBENCH_MEM: clients $clients, scale $scale, ${seconds}s a run once connected, shared_memory_type $shared_memory_type (console in $log)"
 	bash "$root/uml/run-program.sh" --timeout "$timeout" --mem "$PGBENCH_MEM" \
 		--log "$log" "$here/guest.sh" "${args[@]}" >/dev/null
 }

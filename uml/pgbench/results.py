@@ -196,6 +196,7 @@ def config_lines(results):
         f"{config.get('postgres', 'PostgreSQL')} in ./linux "
         f"(MemTotal {int(config.get('mem_total_kB', 0)) // 1024} MiB, one CPU): "
         f"shared_buffers {config.get('shared_buffers', '?')}, "
+        f"shared_memory_type {config.get('shared_memory_type', 'mmap')}, "
         f"max_connections {config.get('max_connections', '?')}, "
         f"pgbench's TPC-B-like script (-n), scale {config.get('scale', '?')}, "
         f"-T {seconds} s + 0.3 s a client (its clock counts the "
