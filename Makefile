@@ -158,7 +158,7 @@ help:
 	@echo '  make coverage     gcov kernel in build/coverage/obj, suite + fuzz on it -> build/coverage/html'
 	@echo '  make gdb [T=suite[/test]]  boot ./linux under gdb, stopped in find_shared_vma'
 	@echo '  make ARCH=x86_64  the same series for x86-64 -> build/x86_64/ (bzImage, initramfs.cpio)'
-	@echo '  make run ARCH=x86_64 [T=...] [CPUS=2] [ACCEL=tcg]  boot it under qemu (KVM if it works, else TCG)'
+	@echo '  make run ARCH=x86_64 [T=...] [CPUS=2] [ACCEL=tcg] [LA57=on]  boot it under qemu (KVM if it works, else TCG; LA57=on: 5-level paging)'
 	@echo '  make test ARCH=x86_64  the x86_64 stages of make test alone'
 	@echo '  make gdb ARCH=x86_64 [T=...]  qemu gdb stub, gdb on vmlinux, stopped in find_shared_vma'
 	@echo '  make bench ARCH=x86_64  the page-table benchmark under qemu, beside ./linux'"'"'s last run'
@@ -249,14 +249,18 @@ $(INITRD): $(INITRAMFS_LIST) $(HARNESS_OUT)/init $(OBJ)/usr/gen_init_cpio
 
 linux: kernel mshare-run
 
-# CPUS: the x86_64 guest's CPUs; ACCEL=tcg: no KVM even where it works.
+# CPUS: the x86_64 guest's CPUs; ACCEL=tcg: no KVM even where it works;
+# LA57=on: 5-level paging (a region is 256 TiB).
 # Without T, a TCG run leaves out the suites of uml/qemu/tcg-skip.txt
 # (run-qemu.sh prints them); T runs what it names.
 CPUS ?= 2
 ACCEL ?=
+LA57 ?=
+# What uml/run-qemu.sh, and the scripts that call it, take from make.
+QEMU_ENV = KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' LA57='$(LA57)'
 ifeq ($(KARCH),x86_64)
 run: linux
-	@KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' bash $(ROOT)/uml/run-qemu.sh --timeout $(TIMEOUT) \
+	@$(QEMU_ENV) bash $(ROOT)/uml/run-qemu.sh --timeout $(TIMEOUT) \
 		--cpus $(CPUS) --log $(ARCH_OUT)/run.log $(if $(T),--tests '$(T)') -- $(RUN_ARGS)
 else
 run: linux
@@ -268,7 +272,7 @@ endif
 # PROG relative to the checkout, or absolute; see uml/run-program.sh.
 prog: linux
 	$(if $(PROG),,$(error make prog wants PROG=path/to/program (and ARGS="its arguments")))
-	@$(if $(filter x86_64,$(KARCH)),KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' )bash \
+	@$(if $(filter x86_64,$(KARCH)),$(QEMU_ENV) )bash \
 		$(ROOT)/uml/run-program.sh --timeout $(PROG_TIMEOUT) \
 		$(if $(filter x86_64,$(KARCH)),--cpus $(CPUS) --log $(ARCH_OUT)/program.log) '$(PROG)' $(ARGS)
 
@@ -315,7 +319,7 @@ FAULTS ?=
 FAULT_PERCENT ?= 20
 ifeq ($(KARCH),x86_64)
 fuzz: linux
-	@KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' bash $(ROOT)/uml/fuzz.sh \
+	@$(QEMU_ENV) bash $(ROOT)/uml/fuzz.sh \
 		--cpus $(CPUS) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) $(if $(SHARD),--shard $(SHARD)) \
 		$(if $(filter-out 0,$(FAULTS)),--faults $(FAULT_PERCENT)) --log $(ARCH_OUT)/fuzz.log
 else
@@ -343,7 +347,7 @@ selftests-record-base:
 
 # Not part of test: ~6 minutes, and its figures are read, not asserted.
 bench: linux
-	@$(if $(filter x86_64,$(KARCH)),KERNEL=$(KERNEL_IMAGE) INITRD=$(INITRD) ACCEL='$(ACCEL)' )bash \
+	@$(if $(filter x86_64,$(KARCH)),$(QEMU_ENV) )bash \
 		$(ROOT)/uml/bench.sh --arch $(KARCH) --cpus $(CPUS)
 
 # PostgreSQL 15 under pgbench inside ./linux, the server plain and under

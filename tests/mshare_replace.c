@@ -32,7 +32,10 @@ struct replace_case {
 /*
  * Private anonymous memory of @len at @at (MAP_FIXED) or moved there
  * from where the kernel put it, holding MARK in its first word: the
- * address it ends at, or MAP_FAILED (errno).
+ * address it ends at, or MAP_FAILED (errno).  The memory to move is
+ * asked for just above @at: a hint there lets the kernel place a whole
+ * unit of 5-level paging (256 TiB), which finds no room below the 128 TiB
+ * where mmap() without a hint stays.
  */
 static void *put_anon(enum replace_how how, void *at, unsigned long len)
 {
@@ -47,7 +50,7 @@ static void *put_anon(enum replace_how how, void *at, unsigned long len)
 			*(unsigned long *)got = MARK;
 		return got;
 	}
-	src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	src = mmap((char *)at + len, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (src == MAP_FAILED)
 		return MAP_FAILED;

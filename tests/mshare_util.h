@@ -58,7 +58,9 @@ struct mshare_dbg {
  * anything small).  On UML that is 64 GiB + slot GiB, as it always was; on
  * x86-64 512 GiB + slot * 512 GiB, which keeps slot 231 (the last used,
  * by mshare_thp) below 117 TiB, far from the stack and mmap base under
- * 128 TiB.
+ * 128 TiB.  With 5-level paging a unit is 256 TiB: slot 0 at 256 TiB,
+ * above where mmap() without a hint places anything, and slot 231 at
+ * 58 PiB, below the end of user space at 64 PiB.
  */
 #define MSHARE_ADDR(slot)	mshare_slot_addr(slot)
 unsigned long mshare_slot_addr(unsigned int slot);

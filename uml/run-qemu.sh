@@ -10,9 +10,11 @@
 #
 # KVM when a guest boots with it (uml/qemu/kvm-probe.py), TCG otherwise;
 # ACCEL=tcg forces TCG.  The CPU is the host's (KVM) or qemu's "max" (TCG)
-# without LA57: 4-level paging, where a v2 region is PGDIR_SIZE, 512 GiB
-# (with 5 levels it would be 256 TiB, more than user space below the
-# 128 TiB hint).  The first line of the log says which.  MEM_MB is
+# without LA57: 4-level paging, where a v2 region is PGDIR_SIZE, 512 GiB.
+# LA57=on gives the CPU LA57, and the kernel 5-level paging: a region is
+# then 256 TiB, above the 128 TiB below which mmap() without a hint
+# places anything (a KVM host's CPU must have LA57 itself).  The first
+# line of the log says which.  MEM_MB is
 # the guest's memory (default 1024).  QEMU_GDB_PORT: qemu's gdb stub on
 # that port of 127.0.0.1, the guest stopped until gdb continues it
 # (uml/qemu/gdb.sh).
@@ -76,10 +78,13 @@ for n in "$timeout" "$cpus" "${MEM_MB:-1024}"; do
 	esac
 done
 
-# shellcheck disable=SC2054 # qemu's option values have commas of their own
-kvm_accel=(-accel kvm -cpu host,la57=off)
-# shellcheck disable=SC2054
-tcg_accel=(-accel tcg -cpu max,la57=off)
+la57=${LA57:-off}
+case "$la57" in
+on | off) ;;
+*) die "LA57 wants on (5-level paging) or off, got '$la57'" ;;
+esac
+kvm_accel=(-accel kvm -cpu "host,la57=$la57")
+tcg_accel=(-accel tcg -cpu "max,la57=$la57")
 if [ "${ACCEL:-}" = tcg ]; then
 	accel=("${tcg_accel[@]}")
 	accel_why="tcg: forced by ACCEL=tcg"
@@ -130,7 +135,7 @@ args+=("mshare_run.dir=$root/build/mshare-run")
 args+=("$@")
 
 {
-	echo "run-qemu: $cpus CPUs, ${accel_why}"
+	echo "run-qemu: $cpus CPUs, $([ "$la57" = on ] && echo 5 || echo 4)-level paging, ${accel_why}"
 	if [ -n "$skip" ]; then
 		echo "run-qemu: tcg: leaving out the suites of ${tcg_skip#"$root"/}:"
 		grep -v '^#' "$tcg_skip" | awk 'NF' | sed 's/^/run-qemu:   /'

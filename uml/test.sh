@@ -447,6 +447,24 @@ stage_x86_smp() {
 	fi
 }
 
+# 5-level paging (LA57=on): a region is 256 TiB, above the 128 TiB that
+# mmap() without a hint stays under, and a sharer's access is limited in
+# a PGD entry that points to a P4D table.  The suites of what that entry
+# limits, of the unit's size and of placing a unit.
+la57_suites=mshare_faults,mshare_gup,mshare_direct_io,mshare_protection,mshare_bad_input,mshare_replace,msharefs_fs
+stage_x86_la57() {
+	local rc=0 log=$x86_out/la57.log
+	echo "test: == x86_64 on 5-level paging (LA57=on): $la57_suites =="
+	LA57=on bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$log" \
+		--tests "$la57_suites" || rc=$?
+	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$log" || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result x86_64-la57 yes ""
+	else
+		stage_result x86_64-la57 no "qemu run exited $rc (see $log)"
+	fi
+}
+
 # The fuzzer under qemu, its agents on every CPU: short, the same seed.
 stage_x86_fuzz() {
 	local rc=0 log=$x86_out/fuzz.log verdict=$x86_out/fuzz.verdict
@@ -481,7 +499,8 @@ parts=$(seq 1 "$jobs")
 all_jobs=()
 for part in $parts; do all_jobs+=("um stage_suite_part $part"); done
 for part in $parts; do all_jobs+=("x86_64 stage_x86_suite_part $part"); done
-all_jobs+=("um stage_pgbench" "x86_64 stage_x86_smp" "x86_64 stage_x86_fuzz"
+all_jobs+=("um stage_pgbench" "x86_64 stage_x86_smp" "x86_64 stage_x86_la57"
+	"x86_64 stage_x86_fuzz"
 	"um stage_selftests" "um stage_fuzz" "um stage_fuzz_faults" "um stage_gdb"
 	"um stage_program" "um stage_oom" "x86_64 stage_x86_negative_control"
 	"um stage_selection" "um stage_negative_control" "um stage_negative_debug"

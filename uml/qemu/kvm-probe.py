@@ -100,17 +100,20 @@ def probe_boot(kernel, accel, seconds):
 	return True, 'a guest reached start_kernel in %.1f s' % (time.monotonic() - start)
 
 
-def cache_key():
+def cache_key(accel):
+	"""The host's boot, qemu's version and the accelerator options: a
+	verdict for -cpu host,la57=off says nothing of la57=on."""
 	with open('/proc/sys/kernel/random/boot_id') as f:
 		boot_id = f.read().strip()
 	version = subprocess.run([QEMU, '--version'], capture_output=True,
 				 text=True).stdout.splitlines()
-	return '%s %s' % (boot_id, version[0] if version else QEMU)
+	return '%s %s %s' % (boot_id, version[0] if version else QEMU,
+			     ' '.join(accel))
 
 
 def cached_boot_probe(args):
 	"""probe_boot(), through the cache when one is named."""
-	key = cache_key() if args.cache else None
+	key = cache_key(args.accel) if args.cache else None
 	if key:
 		try:
 			with open(args.cache) as f:
