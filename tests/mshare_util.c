@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -181,14 +182,19 @@ int mshare_unpin(void)
 
 bool mshare_wait_count(int *count, int n, int timeout_s)
 {
-	long waited_ms;
+	struct timespec now, end;
 
-	for (waited_ms = 0; waited_ms < timeout_s * 1000L; waited_ms++) {
+	/* A deadline, not a count of sleeps: under TCG a sleep overruns */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_s;
+	do {
 		if (__atomic_load_n(count, __ATOMIC_SEQ_CST) >= n)
 			return true;
 		usleep(1000);
-	}
-	return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec ||
+		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	return __atomic_load_n(count, __ATOMIC_SEQ_CST) >= n;
 }
 
 bool mshare_barrier(int *count, int n, int timeout_s)

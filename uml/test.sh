@@ -432,19 +432,26 @@ stage_x86_suite_merge() {
 	merge_parts x86_64-suite "$x86_out/suite" "$x86_out/results"
 }
 
+# A qemu run of named suites as one stage: $1 the stage's name, $2 its
+# log's name under build/test/x86_64, the rest run-qemu.sh's arguments.
+qemu_suites_stage() {
+	local name=$1 rc=0 log=$x86_out/$2
+	shift 2
+	bash "$qemu_run" --quiet --log "$log" "$@" || rc=$?
+	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$log" || true
+	if [ "$rc" -eq 0 ]; then
+		stage_result "$name" yes ""
+	else
+		stage_result "$name" no "qemu run exited $rc (see $log)"
+	fi
+}
+
 # What only several CPUs have, on 4 of them: stale TLB entries of sharers
 # on other CPUs, and the races suite.
 stage_x86_smp() {
-	local rc=0 log=$x86_out/smp.log
 	echo "test: == x86_64 SMP: mshare_smp_tlb and mshare_races on 4 CPUs =="
-	bash "$qemu_run" --quiet --cpus 4 --log "$log" \
-		--tests mshare_smp_tlb,mshare_races || rc=$?
-	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$log" || true
-	if [ "$rc" -eq 0 ]; then
-		stage_result x86_64-smp yes ""
-	else
-		stage_result x86_64-smp no "qemu run exited $rc (see $log)"
-	fi
+	qemu_suites_stage x86_64-smp smp.log --cpus 4 \
+		--tests mshare_smp_tlb,mshare_races
 }
 
 # 5-level paging (LA57=on): a region is 256 TiB, above the 128 TiB that
@@ -453,16 +460,9 @@ stage_x86_smp() {
 # limits, of the unit's size and of placing a unit.
 la57_suites=mshare_faults,mshare_gup,mshare_direct_io,mshare_protection,mshare_bad_input,mshare_replace,msharefs_fs
 stage_x86_la57() {
-	local rc=0 log=$x86_out/la57.log
 	echo "test: == x86_64 on 5-level paging (LA57=on): $la57_suites =="
-	LA57=on bash "$qemu_run" --quiet --cpus "$x86_cpus" --log "$log" \
-		--tests "$la57_suites" || rc=$?
-	grep -E '^harness: ([0-9]+ passed|skipping suite)' "$log" || true
-	if [ "$rc" -eq 0 ]; then
-		stage_result x86_64-la57 yes ""
-	else
-		stage_result x86_64-la57 no "qemu run exited $rc (see $log)"
-	fi
+	LA57=on qemu_suites_stage x86_64-la57 la57.log --cpus "$x86_cpus" \
+		--tests "$la57_suites"
 }
 
 # The fuzzer under qemu, its agents on every CPU: short, the same seed.
