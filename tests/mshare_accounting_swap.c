@@ -10,7 +10,7 @@
  * to: the swap disk of the runner, which the suite turns on and off
  * itself (tests/swap_disk.c), so that no other test runs with swap.  A
  * region's pages are anonymous pages of the region's mm, charged to the
- * faulting sharer's cgroup (mm-patches 0053); reclaim finds them on that
+ * faulting sharer's cgroup (mm-patches 0054); reclaim finds them on that
  * cgroup's LRU and unmaps them through the region's mm.
  */
 #include <errno.h>

@@ -8,7 +8,7 @@
  * PTEs are young, so folio_referenced() keeps them (activates them) and
  * reclaim goes on to the cold pages.  For a memfd the PTEs are the
  * sharer's own.  A region's are the region's mm's, an mm that no task
- * owns (mm-patches 0053): cgroup reclaim must count its references too,
+ * owns (mm-patches 0054): cgroup reclaim must count its references too,
  * or every region page looks unused and the hot ones go to swap first.
  *
  * Swap is on (the runner's swap disk, tests/swap_disk.c): reclaim of

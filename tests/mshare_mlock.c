@@ -8,7 +8,7 @@
  * them, as execve() of the last locker does (the old mm goes as at exit;
  * the program exec'd is /init itself, as in mshare_exec).  Each locker's
  * VmLck counts its locked mapping, and its
- * RLIMIT_MEMLOCK is charged for it, as for shmem (mm-patches 0067).
+ * RLIMIT_MEMLOCK is charged for it, as for shmem (mm-patches 0068).
  *
  * Where a region differs, a case of its own says how:
  * - a sharer's mapping of a region is one piece (munmap() and mremap() of
@@ -272,7 +272,7 @@ static void check_from_another_sharer(struct mlock_case *c, long want_locked)
 
 /*
  * The region's locked mappings, as debugfs counts them: a kernel before
- * 0067 (the seed's) has no such count, and is judged by its pages alone.
+ * 0068 (the seed's) has no such count, and is judged by its pages alone.
  */
 static void check_lockers(const struct mlock_case *c, int want)
 {

@@ -9,7 +9,7 @@
  * waits while other sharers page out and the cgroup reclaims.  What went
  * to swap is counted by pswpout (swap is on: the runner's swap disk);
  * what stayed, by mincore(), which answers for a memfd from the page
- * cache and for a region from the region's page tables (mm-patches 0065),
+ * cache and for a region from the region's page tables (mm-patches 0066),
  * whoever mapped the pages.  Without a lock, the cgroup's reclaim writes
  * a region's pages to swap (the planted unlocked region, 2026-12-07: all
  * 256); a memfd's it did not take then either (EAGAIN, none written), so

@@ -124,7 +124,7 @@ static void run_oom_case(struct oom_case *c)
 
 	/*
 	 * The region's pages were freed with its last mapping, before the
-	 * victim's exit completed (patch 0055): the OOM killer, which counts
+	 * victim's exit completed (patch 0056): the OOM killer, which counts
 	 * an exited victim's memory as free, was right to.
 	 */
 	if (!c->memfd)

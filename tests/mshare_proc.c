@@ -8,19 +8,19 @@
  * mapped, and its VmRSS (RssShmem) grows by it.  With a region, the
  * reader's page tables are the region's: once its PGD entry leads there,
  * smaps walks the region's PTEs and shows every page present in the
- * region, and VmRSS (RssShmem) grows by as much (patch 0068; before it,
+ * region, and VmRSS (RssShmem) grows by as much (patch 0069; before it,
  * not at all: the region's pages are counted in the region's mm, which
  * has no task).  In every sharer, VmRSS is smaps_rollup's Rss (pss_case
  * below).  A region's page counts as mapped
- * by as many processes as map the region (patch 0066): the reader alone
+ * by as many processes as map the region (patch 0067): the reader alone
  * maps it here, so Private_*, Pss = Rss; pss_case below has 2 and 8.
  * pagemap, walking the same tables, shows them present.
  * mincore() says resident for both: the region's PTEs, the memfd's page
  * cache; for a region also in a sharer that has not touched it yet, whose
- * PGD entry does not lead to the region's tables (patch 0065).
+ * PGD entry does not lead to the region's tables (patch 0066).
  *
  * The count of mappers holds when the memory's name goes while it is
- * mapped (the region's file unlinked, the memfd closed): patch 0070.
+ * mapped (the region's file unlinked, the memfd closed): patch 0071.
  *
  * The accessed bit, after clear_refs and MADV_COLD: see ref_case below.
  */
@@ -225,10 +225,10 @@ static void run_proc_case(struct proc_case *c)
  * directly (memfd) or through the region's one mapping (region): in each,
  * every page is Shared_*, none is PM_MMAP_EXCLUSIVE, and the Pss of all
  * of them adds up to the resident size, NPAGES + 1 pages, within the kB
- * each smaps rounds down.  Before patch 0066, every sharer of a region
+ * each smaps rounds down.  Before patch 0067, every sharer of a region
  * had every page Private_Dirty with Pss = Rss, and exclusive.  Each
  * sharer's VmRSS is its smaps_rollup Rss, and its RssShmem holds the
- * memory; before patch 0068, a region's sharer left the region out of
+ * memory; before patch 0069, a region's sharer left the region out of
  * both.  /proc/PID/stat's rss (get_mm_rss(), which the OOM killer's
  * badness counts too) still leaves a region out (compared on one CPU,
  * where its counters are exact).

@@ -16,9 +16,9 @@
  *
  * What two sharers' smaps say of the pages out on swap: each sharer's
  * Swap is all of them; a region's swap entry counts, as its present
- * pages do (patch 0066), as mapped by every process that maps the region,
+ * pages do (patch 0067), as mapped by every process that maps the region,
  * so that each sharer's SwapPss is its share and the SwapPss of all adds
- * up to the swap the region holds (patch 0071).  shmem's pages out on
+ * up to the swap the region holds (patch 0072).  shmem's pages out on
  * swap are in no one's SwapPss: 0 for the memfd.
  */
 #include <stdbool.h>

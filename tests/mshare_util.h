@@ -49,7 +49,7 @@ struct mshare_dbg {
 	int deleted;
 	unsigned long pgtables_bytes;
 	unsigned long rss_pages;
-	int lockers;		/* locked mappings; -1 before mm-patches 0067 */
+	int lockers;		/* locked mappings; -1 before mm-patches 0068 */
 };
 
 /*

@@ -12,19 +12,12 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 log=$1
 test=${2:-mshare_faults/non_creator_first_touch}
-cd "$root"
-
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
-read -r -a args < <(grep -v '^#' uml/boot.args)
 
 status=0
-timeout --kill-after=10 600 gdb -q -batch -x gdbinit \
+bash "$root/uml/gdb-run.sh" "$log" "$test" \
 	-ex mshare-break -ex run -ex 'bt 8' -ex mshare-regions -ex mshare-layout \
 	-ex 'mshare-pgd *addrp' -ex 'p $lx_current().comm' -ex 'delete' \
-	-ex continue \
-	--args ./linux "${args[@]}" "uml_dir=$workdir" "harness.run=$test" \
-	</dev/null >"$log" 2>&1 || status=$?
+	-ex continue || status=$?
 
 fail() {
 	echo "gdb-check: FAIL: $* (see $log)"

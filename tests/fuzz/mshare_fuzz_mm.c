@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fuzzer's operations of the rest of mm on regions, and their model.
- * What the fixed kernel does (patches 0041 to 0045):
+ * What the fixed kernel does (patches 0042 to 0046):
  *
  * - a shared futex in a region is keyed by the region and the offset in
  *   it: a FUTEX_WAKE through any mapping of the region wakes exactly the
@@ -1024,7 +1024,7 @@ static bool check_pagemap(struct fz_run *run, struct fz_proc *q)
 
 /*
  * One sharer's smaps of a region mapped by @mappers processes (patch
- * 0066): its pages count as mapped @mappers times, so Pss is Rss divided
+ * 0067): its pages count as mapped @mappers times, so Pss is Rss divided
  * by @mappers (less what the kB figure rounds off: up to 1 kB), and they
  * are Shared_* when several processes map the region, Private_* when one
  * does.  A message in @why, or "".
@@ -1256,7 +1256,7 @@ static bool lock_all(struct fz_run *run, struct fz_proc *p)
 }
 
 /*
- * mlockall() populated a whole region until 0063 of the series: not one
+ * mlockall() populated a whole region until 0064 of the series: not one
  * larger than what a test touches (x86-64's 512 GiB), only UML's GiB.
  * The draws stay as they were, so that a seed replays the same run.
  */
@@ -1280,7 +1280,7 @@ static int regions_mapped(const struct fz_proc *p)
  * region's vma never splits.  munlock() of an unlocked region, all or
  * part, changes nothing: 0.  ENOMEM where nothing is mapped.  Anonymous
  * memory would be locked and populated for real: left out.  mlock() and
- * mlockall() populated a region (zero pages, up to 1 s a GiB) until 0063:
+ * mlockall() populated a region (zero pages, up to 1 s a GiB) until 0064:
  * a GiB (at most: MSHARE_TOUCH_LEN) or half of one is locked rarely,
  * mlockall() by a process with one region rarely (and only on UML), with
  * more never.  The draws stay as they were, so that a seed replays.
