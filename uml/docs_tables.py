@@ -8,13 +8,15 @@ Each table is a block of a Markdown file between two marker lines:
     ...
     <!-- end -->
 
-  seed    every row of uml/seed-defects.tsv (fixing patch, defect, test)
-          with the result uml/seed-results.tsv keeps of the last seed run
-          (`make test SERIES=seed`), or "not run" where it has none: the
-          claims "x86_64:fail", which ./linux's seed run leaves out, and
-          rows added since that run.  uml/seed-compare.sh prints
-          it after a run with that run's results
-          (--table-of-seed-run).
+  seed    every row of uml/seed-defects.tsv (fixing patch, defect, test,
+          claim) with what each target's last seed run gave its test:
+          ./linux's as uml/seed-results.tsv keeps it (`make test
+          SERIES=seed`), the x86_64 target's as
+          uml/seed-results-x86_64.tsv does (`make test SERIES=seed
+          ARCH=x86_64`), or "not run" where a run has none.  A result
+          that breaks the row's claim for that target is marked.
+          uml/seed-compare.sh prints the table of a run just made, its
+          target's column alone (--table-of-seed-run).
   map     the map of the documentation in README.md: each docs/*.md
           with its title (its "# " line) and the question it opens with
           (the "> ...?" paragraph under the title), in MAP_ORDER, then any
@@ -25,15 +27,16 @@ Each table is a block of a Markdown file between two marker lines:
           registers it (HARNESS_SUITE) and the first sentence of that
           file's header comment.
 
-usage: docs_tables.py [--write] [--seed-run RESULTS_TSV]
+usage: docs_tables.py [--write] [--target um|x86_64] [--seed-run RESULTS_TSV]
                       [--host-harness PATH] [NAME...]
-       docs_tables.py --table-of-seed-run RESULTS_TSV
+       docs_tables.py [--target um|x86_64] --table-of-seed-run RESULTS_TSV
 
 Without --write, prints each block named (all of them by default) after
 the file that holds it.  --write puts them into their files.
---seed-run FILE first replaces the rows of uml/seed-results.tsv with those
-of FILE, a seed run's build/seed/results.tsv (test, result, boot log,
-detail), for the tests seed-defects.tsv claims.  uml/check-docs.py checks
+--seed-run FILE first replaces the rows of the target's committed seed
+results (--target, default um: uml/seed-results.tsv) with those of FILE,
+a seed run's results.tsv (test, result, boot log, detail), for the tests
+seed-defects.tsv claims.  uml/check-docs.py checks
 that every block is what this prints.  Python 3.11, standard library only.
 Exits 0, 1 when a source cannot be read (the message says why), 2 on a
 usage error.
@@ -82,13 +85,29 @@ def read_tsv(path):
             if line and not line.startswith('#')]
 
 
-def seed_results():
-    """test -> (result, detail) of the last seed run, as committed."""
+# The committed results of each target's last seed run.
+TARGETS = ('um', 'x86_64')
+TARGET_NAMES = {'um': './linux', 'x86_64': 'x86_64'}
+
+
+def seed_results_path(target):
+    """uml/seed-results.tsv (./linux's), or uml/seed-results-TARGET.tsv."""
+    if target == 'um':
+        return SEED_RESULTS
+    return os.path.join(ROOT, 'uml', f'seed-results-{target}.tsv')
+
+
+def seed_results(target):
+    """test -> (result, detail) of TARGET's last seed run, as committed;
+    empty when no run of that target has been committed."""
+    path = seed_results_path(target)
+    if target != 'um' and not os.path.exists(path):
+        return {}
     results = {}
-    for row in read_tsv(SEED_RESULTS):
+    for row in read_tsv(path):
         if len(row) < 2:
-            raise SourceError(f'uml/seed-results.tsv: not "test<TAB>result'
-                              f'<TAB>detail": {row!r}')
+            raise SourceError(f'{os.path.relpath(path, ROOT)}: not '
+                              f'"test<TAB>result<TAB>detail": {row!r}')
         results[row[0]] = (row[1], row[2] if len(row) > 2 else '')
     return results
 
@@ -108,45 +127,65 @@ def run_results(results_tsv):
             for row in rows[1:] if len(row) >= 2}
 
 
-def seed_table(results):
-    """The defects of the seed, with RESULTS (test -> (result, detail))."""
-    lines = ['| fixing patch | defect | test | on the seed |',
-             '|---|---|---|---|']
+def claim_of_target(claim, target):
+    """The claim a row makes about TARGET's seed ("fail", "pass"), or None:
+    ./linux's claims have no prefix, the x86_64 target's "x86_64:"."""
+    row_target, _, what = claim.rpartition(':')
+    return what if (row_target or 'um') == target else None
+
+
+def seed_cell(claim, target, results, test):
+    """What TARGET's seed run gave TEST, marked where it breaks the claim
+    the row makes about that target."""
+    if test not in results:
+        return 'not run'
+    result, detail = results[test]
+    seen = 'pass' if result == 'pass' else f'{result}: {detail}'
+    ours = claim_of_target(claim, target)
+    if ours is not None and result != 'skip' and not claim_holds(ours, result):
+        seen += ' **(the claim does not hold)**'
+    return seen
+
+
+def seed_table(results_of):
+    """The defects of the seed, with RESULTS_OF (target -> test -> (result,
+    detail)): a column per target."""
+    targets = [t for t in TARGETS if t in results_of]
+    lines = ['| fixing patch | defect | test | claim | ' +
+             ' | '.join(f'{TARGET_NAMES[t]} seed' for t in targets) + ' |',
+             '|---|---|---|---|' + '---|' * len(targets)]
     last = None
     for row in read_tsv(DEFECTS):
         if len(row) < 3:
             continue
         patch, claim, test = row[:3]
         defect = row[3] if len(row) > 3 else ''
-        if test in results and ':' not in claim:
-            result, detail = results[test]
-            seen = 'pass' if result == 'pass' else f'{result}: {detail}'
-            if not claim_holds(claim, result):
-                seen += f' **(claimed: {claim})**'
-        elif ':' in claim:
-            seen = f'not run (claim: {claim})'
-        else:
-            seen = 'not run'
-        lines.append('| %s | %s | `%s` | %s |' % (
-            '' if patch == last else patch, md_cell(defect), test,
-            md_cell(seen)))
+        cells = [md_cell(seed_cell(claim, t, results_of[t], test))
+                 for t in targets]
+        lines.append('| %s | %s | `%s` | %s | %s |' % (
+            '' if patch == last else patch, md_cell(defect), test, claim,
+            ' | '.join(cells)))
         last = patch
     return lines
 
 
-def import_seed_run(results_tsv):
-    """Replace uml/seed-results.tsv's rows with a seed run's."""
+def import_seed_run(results_tsv, target):
+    """Replace the rows of TARGET's committed seed results with a run's."""
+    path = seed_results_path(target)
     claimed = {row[2] for row in read_tsv(DEFECTS) if len(row) >= 3}
     results = run_results(results_tsv)
-    with open(SEED_RESULTS, encoding='utf-8') as f:
-        header = [line for line in f.read().splitlines()
-                  if line.startswith('#')]
+    header = []
+    if os.path.exists(path):
+        with open(path, encoding='utf-8') as f:
+            header = [line for line in f.read().splitlines()
+                      if line.startswith('#')]
     body = ['\t'.join((test, result, detail))
             for test, (result, detail) in results.items() if test in claimed]
-    with open(SEED_RESULTS, 'w', encoding='utf-8') as f:
+    with open(path, 'w', encoding='utf-8') as f:
         f.write('\n'.join(header + body) + '\n')
-    print(f'docs_tables: {len(body)} rows of {results_tsv} in '
-          'uml/seed-results.tsv: say in its header which run they are from')
+    rel = os.path.relpath(path, ROOT)
+    print(f'docs_tables: {len(body)} rows of {results_tsv} in {rel}: '
+          'say in its header which run they are from')
 
 
 def harness_sources():
@@ -289,7 +328,7 @@ def map_table():
 # name -> lines of the table, given the command line's options
 GENERATORS = {
     'map': lambda opts: map_table(),
-    'seed': lambda opts: seed_table(seed_results()),
+    'seed': lambda opts: seed_table({t: seed_results(t) for t in TARGETS}),
     'suites': lambda opts: suites_table(opts.host_harness),
 }
 
@@ -344,6 +383,9 @@ def main():
     parser.add_argument('--table-of-seed-run', metavar='RESULTS_TSV',
                         help="print the seed table with a seed run's results "
                         '(uml/seed-compare.sh), and nothing else')
+    parser.add_argument('--target', choices=('um', 'x86_64'), default='um',
+                        help='the target of the seed run that --seed-run or '
+                        '--table-of-seed-run reads (default: %(default)s)')
     parser.add_argument('--host-harness', default=HOST_HARNESS,
                         help='the host build of the harness (default: %(default)s)')
     args = parser.parse_args()
@@ -355,14 +397,15 @@ def main():
     failed = False
     if args.table_of_seed_run:
         try:
-            print('\n'.join(seed_table(run_results(args.table_of_seed_run))))
+            print('\n'.join(seed_table(
+                {args.target: run_results(args.table_of_seed_run)})))
         except SourceError as e:
             print(f'docs_tables: {e}', file=sys.stderr)
             return 1
         return 0
     if args.seed_run:
         try:
-            import_seed_run(args.seed_run)
+            import_seed_run(args.seed_run, args.target)
         except SourceError as e:
             print(f'docs_tables: {e}', file=sys.stderr)
             return 1

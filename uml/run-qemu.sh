@@ -7,6 +7,7 @@
 # usage: run-qemu.sh [--timeout SECONDS] [--log FILE] [--tests SEL[,SEL]]
 #                    [--results HOSTDIR] [--cpus N] [--quiet]
 #                    [--] [KERNEL_ARG...]
+#        run-qemu.sh --skipped-suites
 #
 # KVM when a guest boots with it (uml/qemu/kvm-probe.py), TCG otherwise;
 # ACCEL=tcg forces TCG.  The CPU is the host's (KVM) or qemu's "max" (TCG)
@@ -31,7 +32,9 @@
 # uml/qemu/tcg-skip.txt (one a line, its reason after it; '#' comments),
 # printed, and reported by the harness as skipped (harness.skip=): they
 # take minutes each when every instruction is emulated.  With KVM, or
-# when --tests names them, they run.
+# when --tests names them, they run.  --skipped-suites boots nothing: it
+# prints the suites a run without --tests would leave out, a line each,
+# the suite and its reason separated by a tab (nothing under KVM).
 #
 # The harness writes its exit code to qemu's isa-debug-exit port; qemu then
 # exits with 2 * code + 1.  Any other end (a panic: panic=-1 and -no-reboot
@@ -49,6 +52,7 @@ results=
 quiet=
 cpus=2
 tcg_skip=$root/uml/qemu/tcg-skip.txt
+list_skipped=
 
 die() {
 	echo "run-qemu: $*" >&2
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--results) results=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--skipped-suites) list_skipped=1; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the usage line in $0)" ;;
 	esac
@@ -93,6 +98,12 @@ elif accel_why=$(python3 "$root/uml/qemu/kvm-probe.py" --kernel "$kernel" \
 	accel=("${kvm_accel[@]}")
 else
 	accel=("${tcg_accel[@]}")
+fi
+if [ -n "$list_skipped" ]; then
+	if [ "${accel[1]}" = tcg ]; then
+		grep -v '^#' "$tcg_skip" | awk -F '\t' 'NF { print $1 "\t" $2 }'
+	fi
+	exit 0
 fi
 skip=
 if [ -z "$tests" ] && [ "${accel[1]}" = tcg ]; then

@@ -7,7 +7,8 @@
 # first finding of a boot, and a test can fail from an earlier one's damage.
 #
 # Prints a table: suite/test, result (pass, FAIL, crash = the kernel died,
-# hang = no power-off before the timeout) and, for a failure, the first bad
+# hang = no power-off before the timeout, skip = a suite the harness or the
+# target leaves out, with its reason) and, for a failure, the first bad
 # kernel log record (BUG:, WARNING:, KASAN, refcount_t, lockdep...) or else
 # the first CUnit assertion.  kmemleak's end-of-run scan and kernel log
 # records after the last test are not any one test's: they get rows of their
@@ -16,11 +17,21 @@
 # (test, result, boot log, detail) and each boot's console and CUnit XML to
 # OUT_DIR/boots/.  Exits 1 if any row is not a pass.
 #
+# With --qemu, the kernel is the x86_64 target's seed (make SERIES=seed
+# ARCH=x86_64): KERNEL_IMAGE booted by uml/run-qemu.sh, with INITRD, ACCEL
+# and LA57 from the environment as run-qemu.sh reads them; the claims
+# checked are then the "x86_64:" ones, and under TCG the suites of
+# uml/qemu/tcg-skip.txt get "skip" rows instead of boots.
+#
 # usage: seed-compare.sh [--suite-timeout SECONDS] [--test-timeout SECONDS]
-#                        [--boot-per-test] [--shard K/N] LINUX_BINARY OUT_DIR
+#                        [--boot-per-test] [--shard K/N] [--qemu]
+#                        [--suites SUITE[,SUITE...]]
+#                        LINUX_BINARY|KERNEL_IMAGE OUT_DIR
 #        seed-compare.sh --merge OUT_DIR SHARD_OUT_DIR...
 # --shard K/N: the suites of every N-th, from the K-th on (a CI matrix, N
-# runners): the shard's rows and table, no claims checked.  --merge: the
+# runners): the shard's rows and table, no claims checked.  --suites: those
+# suites alone (names as harness.list prints them), and the claims about
+# their tests; the claims about other tests are listed as not checked.  --merge: the
 # shards' rows into one OUT_DIR/results.tsv, then the table and the claims
 # of a whole run.
 set -eu
@@ -39,6 +50,10 @@ shard_count=1
 merge=
 # Listing the tests runs none: the boot takes seconds.
 list_timeout=120
+# --qemu: the x86_64 target, whose claims are the "x86_64:" ones.
+qemu=
+target=um
+only_suites=
 # Finds kernel reports in consoles that end without the harness's verdict,
 # with the harness's own table of patterns (harness/kmsg_patterns.c).
 host_harness=$root/build/harness/host-harness
@@ -60,6 +75,8 @@ while [ $# -gt 0 ]; do
 		shard_index=${2%/*}
 		shard_count=${2#*/}
 		shift 2 ;;
+	--qemu) qemu=1; target=x86_64; shift ;;
+	--suites) only_suites=",$2,"; shift 2 ;;
 	--merge) merge=1; shift; break ;;
 	-*) die "unknown option $1 (see the usage line in $0)" ;;
 	*) break ;;
@@ -71,11 +88,15 @@ if [ -n "$merge" ]; then
 	shift
 	shard_outs=("$@")
 else
-	[ $# -eq 2 ] || die "usage: $0 [--suite-timeout S] [--test-timeout S] [--boot-per-test] [--shard K/N] LINUX_BINARY OUT_DIR"
+	[ $# -eq 2 ] || die "usage: $0 [--suite-timeout S] [--test-timeout S] [--boot-per-test] [--shard K/N] [--qemu] LINUX_BINARY|KERNEL_IMAGE OUT_DIR"
 	[ -x "$host_harness" ] || die "$host_harness not built (make harness)"
 	linux=$1
 	out=$2
-	[ -x "$linux" ] || die "$linux not found or not executable; run make SERIES=seed first"
+	if [ -n "$qemu" ]; then
+		[ -r "$linux" ] || die "$linux not found; run make SERIES=seed ARCH=x86_64 first"
+	else
+		[ -x "$linux" ] || die "$linux not found or not executable; run make SERIES=seed first"
+	fi
 fi
 
 boots=$out/boots
@@ -97,6 +118,16 @@ add_row() {
 	printf '%s\t%s\t%s\t%s\n' "$test" "$result" "${log#"$out"/}" "${detail//$'\t'/ }" >>"$rows"
 }
 
+# One boot of the seed kernel, with run-linux.sh's (and run-qemu.sh's)
+# options: ./linux, or with --qemu the x86_64 kernel under qemu.
+run_kernel() {
+	if [ -n "$qemu" ]; then
+		KERNEL=$linux bash "$root/uml/run-qemu.sh" "$@"
+	else
+		LINUX=$linux bash "$run_linux" "$@"
+	fi
+}
+
 # Boot the seed kernel with harness.run=SEL.  Sets boot_log, boot_xml (the
 # CUnit XML file, written only if the harness got to its verdict) and
 # boot_status (run-linux.sh's exit status: 124 on a timeout).
@@ -106,7 +137,7 @@ boot() {
 	boot_xml=$boots/$name.xml.d/mshare-uml-Results.xml
 	boot_status=0
 	# run-linux.sh reports a panic or timeout on stderr; the console has it all.
-	LINUX=$linux bash "$run_linux" --quiet --timeout "$timeout" --log "$boot_log" \
+	run_kernel --quiet --timeout "$timeout" --log "$boot_log" \
 		--results "$boots/$name.xml.d" --tests "$sel" </dev/null 2>/dev/null || boot_status=$?
 	boot_count=$((boot_count + 1))
 	echo "seed-compare: booted $sel: $(boot_summary) ($((SECONDS - start)) s)"
@@ -263,7 +294,11 @@ verdict_rows() {
 	done < <(xml_results "$boot_xml" "$suite" "$test")
 	while read -r name; do
 		[ -n "$name" ] || continue
-		add_row "$suite/$name" FAIL "$boot_log" "not run: ${suite_failure:-no result in the CUnit XML}"
+		if [[ "$suite_failure" == skipped:* ]]; then
+			add_row "$suite/$name" skip "$boot_log" "${suite_failure#skipped: }"
+		else
+			add_row "$suite/$name" FAIL "$boot_log" "not run: ${suite_failure:-no result in the CUnit XML}"
+		fi
 	done <<<"$expected"
 	if grep -q '^harness: [0-9]* bad kernel log record(s) after the last test' "$boot_log"; then
 		add_row "$sel [log after last test]" FAIL "$boot_log" "$(log_after_last_test "$boot_log")"
@@ -312,7 +347,7 @@ died_row() {
 # seconds is the suite's "(timeout N s a test)", or 0 for none.
 list_tests() {
 	local log=$boots/list.log
-	LINUX=$linux bash "$run_linux" --quiet --timeout "$list_timeout" --log "$log" \
+	run_kernel --quiet --timeout "$list_timeout" --log "$log" \
 		-- harness.list </dev/null 2>/dev/null || true
 	awk '
 	/^[A-Za-z0-9_]+( \((explicit only|always runs|timeout [0-9]+ s a test)\))*$/ {
@@ -332,7 +367,15 @@ suite_timeouts() {
 }
 
 test_one_suite() {
-	local suite=$1 expected=$2 outcome test
+	local suite=$1 expected=$2 outcome test why
+	why=$(awk -F '\t' -v s="$suite" '$1 == s { print $2 }' "$out/skipped-suites.tsv")
+	if [ -n "$why" ]; then
+		while read -r test; do
+			add_row "$suite/$test" skip "" "left out under TCG: $why"
+		done <<<"$expected"
+		echo "seed-compare: left out $suite under TCG: $why"
+		return
+	fi
 	suite_timeouts "$3" "$(wc -l <<<"$expected")"
 	if [ -z "$boot_per_test" ]; then
 		boot "$suite" "$this_suite_timeout"
@@ -363,47 +406,64 @@ print_table() {
 		printf "%-*s  %-6s  %s\n", width, "suite/test", "result", "first kernel report or assertion"
 		for (i = 2; i <= NR; i++)
 			printf "%-*s  %-6s  %s\n", width, test[i], result[i], detail[i]
-		printf "\n%d rows: %d pass, %d FAIL, %d crash, %d hang\n", NR - 1,
-			count["pass"], count["FAIL"], count["crash"], count["hang"]
+		printf "\n%d rows: %d pass, %d FAIL, %d crash, %d hang, %d skip\n", NR - 1,
+			count["pass"], count["FAIL"], count["crash"], count["hang"], count["skip"]
 	}' "$1"
 }
 
-# The claims of seed-defects.tsv that the run in $1 does not bear out, one
-# per line, to the file $2: a claim holds when a "fail" test did not pass,
-# or a "pass" test passed (claims about another target than ./linux,
-# "x86_64:fail", are not checked here).  The table of them all, with the
-# results, is uml/docs_tables.py's, as docs/seed-comparison.md has it.
+# The claims of seed-defects.tsv about this target that the run in $1
+# does not bear out, one per line, to the file $2: a claim holds when a
+# "fail" test did not pass, or a "pass" test passed.  ./linux's claims are
+# those without a prefix, the x86_64 target's those of "x86_64:"; a test
+# the run left out (skip) bears out nothing: it goes to $2.unchecked.  The table of
+# them all, with the results, is uml/docs_tables.py's, as
+# docs/seed-comparison.md has it.  Prints how many claims it checked.
 broken_claims() {
 	local results=$1 broken=$2
-	awk -F '\t' -v broken="$broken" -v series="$series" '
+	: >"$broken.unchecked"
+	awk -F '\t' -v broken="$broken" -v unchecked="$broken.unchecked" -v series="$series" -v target="$target" -v partial="$only_suites" '
 	BEGIN {
 		while ((getline line < series) > 0)
 			if (line ~ /^[0-9][0-9][0-9][0-9]-/)
 				patch[substr(line, 1, 4)] = line
 	}
 	FILENAME == ARGV[1] { if (FNR > 1) result[$1] = $2; next }
-	/^#/ || NF < 3 || $2 ~ /:/ { next }
+	/^#/ || NF < 3 { next }
 	{
 		p = $1; claim = $2; t = $3
+		if (claim ~ /:/) {
+			if (substr(claim, 1, length(target) + 1) != target ":")
+				next
+			claim = substr(claim, length(target) + 2)
+		} else if (target != "um") {
+			next
+		}
 		r = (t in result) ? result[t] : "missing"
-		if (r == "missing" || (claim == "fail") != (r != "pass"))
+		if (r == "missing" && partial)
+			r = "skip"
+		if (r == "skip")
+			printf "%s: claimed %s on the seed, not checked: the run left it out\n", t, claim > unchecked
+		else
+			checked++
+		if (r != "skip" && (r == "missing" || (claim == "fail") != (r != "pass")))
 			printf "%s: claimed %s on the seed, got %s\n", t, claim, r > broken
 		if (!(p in patch))
 			printf "%s: patch %s is not in %s\n", t, p, series > broken
-	}' "$results" "$defects"
+	}
+	END { print checked + 0 }' "$results" "$defects"
 }
 
 # Tests that do not pass on the seed and have no row in seed-defects.tsv.
 unclaimed_failures() {
 	awk -F '\t' 'FILENAME == ARGV[1] { if (!/^#/) claimed[$3] = 1; next }
-	FNR > 1 && $2 != "pass" && !($1 in claimed) { print "  " $1 " (" $2 ")" }' \
+	FNR > 1 && $2 != "pass" && $2 != "skip" && !($1 in claimed) { print "  " $1 " (" $2 ")" }' \
 		"$defects" "$1"
 }
 
 # The table of the rows in $out/results.tsv, then, for a whole run (not
 # one shard of it), the defects table and the check of every claim.
 report() {
-	local what=$1 unclaimed consoles=$boots/
+	local what=$1 unclaimed consoles=$boots/ checked
 	[ -z "$merge" ] || consoles="each shard's boots/"
 	{
 		echo "Seed kernel: every test$what, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -418,16 +478,20 @@ report() {
 		echo "seed-compare: shard $shard_index/$shard_count: rows in $out/results.tsv; the claims are checked once the shards' rows are merged (seed-compare.sh --merge OUT_DIR SHARD_DIR...)"
 		return
 	fi
-	broken_claims "$out/results.tsv" "$out/defects.broken"
-	python3 "$root/uml/docs_tables.py" --table-of-seed-run "$out/results.tsv" >"$out/defects.md"
+	checked=$(broken_claims "$out/results.tsv" "$out/defects.broken")
+	python3 "$root/uml/docs_tables.py" --target "$target" --table-of-seed-run "$out/results.tsv" >"$out/defects.md"
 	echo
 	echo "The defects of the seed (${defects#"$root"/}), as docs/seed-comparison.md shows them" \
-		"(python3 uml/docs_tables.py --seed-run $out/results.tsv --write puts this run's results there):"
+		"(python3 uml/docs_tables.py --target $target --seed-run $out/results.tsv --write puts this run's results there):"
 	cat "$out/defects.md"
 	unclaimed=$(unclaimed_failures "$out/results.tsv")
 	if [ -n "$unclaimed" ]; then
 		echo "Not passing on the seed, with no row in ${defects#"$root"/} (an earlier test's damage, or a defect to describe):"
 		echo "$unclaimed"
+	fi
+	if [ -s "$out/defects.broken.unchecked" ]; then
+		echo "Claims this run could not check:"
+		sed 's/^/  /' "$out/defects.broken.unchecked"
 	fi
 	echo "seed-compare: table in $out/results.txt, rows in $out/results.tsv, defects in $out/defects.md, consoles in $consoles"
 	if [ -s "$out/defects.broken" ]; then
@@ -435,7 +499,7 @@ report() {
 		sed 's/^/  /' "$out/defects.broken"
 		exit 1
 	fi
-	echo "seed-compare: PASS: every claim of ${defects#"$root"/} holds on the seed ($(grep -cv '^#' "$defects") rows)"
+	echo "seed-compare: PASS: every claim of ${defects#"$root"/} for the $target target holds on the seed ($checked rows checked)"
 }
 
 # --merge: the shards' rows (each with its header) and boot counts.
@@ -459,14 +523,25 @@ if [ -n "$merge" ]; then
 fi
 tests=$(list_tests)
 boot_count=1
+# The suites the target leaves out of a run (none but under TCG).
+if [ -n "$qemu" ]; then
+	KERNEL=$linux bash "$root/uml/run-qemu.sh" --skipped-suites >"$out/skipped-suites.tsv"
+else
+	: >"$out/skipped-suites.tsv"
+fi
 [ -n "$tests" ] || die "the seed kernel listed no tests (see $boots/list.log)"
 mapfile -t suites < <(cut -d' ' -f1 <<<"$tests" | uniq)
+for suite in ${only_suites//,/ }; do
+	printf '%s\n' "${suites[@]}" | grep -qxF "$suite" ||
+		die "--suites: no suite $suite in what the seed kernel lists (see $boots/list.log; explicit-only suites are not compared)"
+done
 index=0
 for suite in "${suites[@]}"; do
 	index=$((index + 1))
 	[ $(((index - 1) % shard_count + 1)) -eq "$shard_index" ] || continue
+	[ -z "$only_suites" ] || [[ "$only_suites" == *",$suite,"* ]] || continue
 	test_one_suite "$suite" "$(awk -v s="$suite" '$1 == s { print $2 }' <<<"$tests")" \
 		"$(awk -v s="$suite" '$1 == s { print $3; exit }' <<<"$tests")"
 done
 mv "$rows" "$out/results.tsv"
-report "${linux:+ of $linux}$([ "$shard_count" -gt 1 ] && echo ", shard $shard_index/$shard_count")"
+report "${linux:+ of $linux}$([ "$shard_count" -gt 1 ] && echo ", shard $shard_index/$shard_count")${only_suites:+, suites ${only_suites:1:-1}}"
