@@ -13,17 +13,10 @@
 
 #include "compiler.h"
 #include "run_program.h"
+#include "test_util.h"
 
 /* A longer line is printed in pieces of this size. */
 #define LINE_MAX_BYTES	4096
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The child: its own process group, output into the pipe, then exec. */
 static void __noreturn exec_program(const struct harness_program *prog,
@@ -85,7 +78,7 @@ static bool copy_output(const struct harness_program *prog, int in,
 	int ms;
 
 	for (;;) {
-		ms = (int)((deadline - now_seconds()) * 1000);
+		ms = (int)((deadline - harness_now_s()) * 1000);
 		if (ms <= 0)
 			break;
 		if (poll(&pfd, 1, ms) < 0) {
@@ -144,7 +137,7 @@ static bool executable(const struct harness_program *prog)
 int harness_run_program(const struct harness_program *prog,
 			struct harness_program_result *res)
 {
-	double start = now_seconds();
+	double start = harness_now_s();
 	int fds[2], err;
 	pid_t pid;
 
@@ -179,7 +172,7 @@ int harness_run_program(const struct harness_program *prog,
 		if (errno != EINTR)
 			return -errno;
 	}
-	report_end(prog, res, now_seconds() - start);
+	report_end(prog, res, harness_now_s() - start);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -275,6 +276,14 @@ static long proc_kb(const char *path, const char *field)
 }
 
 /* A /proc/meminfo field in kB, or -1. */
+double harness_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 long harness_meminfo_kb(const char *field)
 {
 	return proc_kb("/proc/meminfo", field);

@@ -73,6 +73,9 @@ void harness_child_exit(int status) __noreturn;
 void harness_child_release(void);
 void harness_set_child_release(void (*release)(void));
 
+/* Seconds on CLOCK_MONOTONIC, for deadlines and durations. */
+double harness_now_s(void);
+
 ssize_t harness_read_file(const char *path, char *buf, size_t size);
 /* Write @text to an existing file (a /proc or /sys knob): 0 or -errno. */
 int harness_write_file(const char *path, const char *text);

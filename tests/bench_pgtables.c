@@ -84,14 +84,6 @@ static const char *kind_name(enum bench_kind kind)
 	return kind == BENCH_MSHARE ? "mshare" : "memfd";
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static long page_tables_kb(void)
 {
 	harness_vm_stat_refresh();
@@ -148,7 +140,7 @@ static void attach_and_touch(struct bench_run *r)
 {
 	char touch = r->full ? AGENT_FILL : AGENT_TOUCH;
 	long faults0 = harness_vmstat("pgfault");
-	double t0 = now_ms();
+	double t0 = harness_now_s();
 	int i, first = 0;
 
 	if (r->kind == BENCH_MSHARE) {
@@ -170,7 +162,7 @@ static void attach_and_touch(struct bench_run *r)
 		if (mshare_agent_reply(&agents[i]))
 			r->bad_replies++;
 	}
-	r->ms = now_ms() - t0;
+	r->ms = (harness_now_s() - t0) * 1e3;
 	r->faults = harness_vmstat("pgfault") - faults0;
 }
 

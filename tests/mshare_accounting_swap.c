@@ -45,14 +45,6 @@ struct swap_acct_case {
 	struct readback *readback;
 };
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Into the limited cgroup, map, write one word per page over FILL_BYTES,
  * then read every page back: the first pages written are the ones the
@@ -98,7 +90,8 @@ static void run_memory_max_with_swap(struct swap_acct_case *c)
 {
 	struct harness_child_result res;
 	long current, peak, swapped, kills, max_events, anon, shmem;
-	long pswpout, ms, teardown_ms;
+	long pswpout, ms;
+	double start;
 	char limit[32];
 
 	snprintf(c->cg, sizeof(c->cg), "acctswap_%s", c->target.name);
@@ -115,10 +108,10 @@ static void run_memory_max_with_swap(struct swap_acct_case *c)
 
 	harness_vm_stat_refresh();
 	pswpout = harness_vmstat("pswpout");
-	ms = now_ms();
+	start = harness_now_s();
 	CU_ASSERT_EQUAL(harness_run_child_timeout(overfilling_sharer, c,
 						 CHILD_TIMEOUT, &res), 0);
-	ms = now_ms() - ms;
+	ms = (harness_now_s() - start) * 1e3;
 	harness_vm_stat_refresh();
 	pswpout = harness_vmstat("pswpout") - pswpout;
 	current = cg_read_long(c->cg, "memory.current");
@@ -147,10 +140,10 @@ static void run_memory_max_with_swap(struct swap_acct_case *c)
 	CU_ASSERT(swapped > 0);
 	CU_ASSERT(current + swapped >= (long)FILL_BYTES);
 
-	teardown_ms = now_ms();
+	start = harness_now_s();
 	CU_ASSERT_EQUAL(shm_target_teardown(&c->target), 0);
-	printf("    %s: freed in %ld ms\n", shm_kind_name(c->target.kind),
-	       now_ms() - teardown_ms);
+	printf("    %s: freed in %.0f ms\n", shm_kind_name(c->target.kind),
+	       (harness_now_s() - start) * 1e3);
 	cg_remove(c->cg);
 	munmap(c->readback, sizeof(*c->readback));
 	mshare_report_free(c->report);

@@ -45,14 +45,6 @@ static int races_cleanup(void)
 	return munmap(counts, sizeof(*counts));
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void child_failed(int i, const char *what, int err)
 {
 	if (counts->err[i])
@@ -112,13 +104,13 @@ static int churn_child(void *arg)
 	int i = (int)(long)arg;
 	unsigned long off = (unsigned long)(i + 1) * PT_SPAN;
 	struct mshare_region_info info;
-	double end = now() + CHURN_SECONDS;
+	double end = harness_now_s() + CHURN_SECONDS;
 	volatile unsigned long *p;
 	char path[256];
 	int fd;
 
 	mshare_path(path, sizeof(path), "race_churn");
-	while (now() < end) {
+	while (harness_now_s() < end) {
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0 || mshare_read_info(fd, &info)) {
 			child_failed(i, "open", errno);
@@ -207,14 +199,14 @@ static void test_map_unmap_churn(void)
 /* Create, map as creator, write, unmap, unlink; for a while. */
 static int lifecycle_child(void *arg)
 {
-	double end = now() + CHURN_SECONDS;
+	double end = harness_now_s() + CHURN_SECONDS;
 	char path[256];
 	void *p;
 	int fd;
 
 	(void)arg;
 	mshare_path(path, sizeof(path), "race_ul");
-	while (now() < end) {
+	while (harness_now_s() < end) {
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			child_failed(0, "create", errno);
@@ -241,7 +233,7 @@ static int lifecycle_child(void *arg)
 /* Open the name whenever it is there and map what it names. */
 static int opener_child(void *arg)
 {
-	double end = now() + CHURN_SECONDS;
+	double end = harness_now_s() + CHURN_SECONDS;
 	struct mshare_region_info info;
 	volatile unsigned long *p;
 	unsigned long v;
@@ -250,7 +242,7 @@ static int opener_child(void *arg)
 
 	(void)arg;
 	mshare_path(path, sizeof(path), "race_ul");
-	while (now() < end) {
+	while (harness_now_s() < end) {
 		counts->iterations[1]++;
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {

@@ -145,15 +145,6 @@ static long khugepaged_full_scans(void)
 	       strtol(value, NULL, 10);
 }
 
-/* Seconds since some fixed point, for a deadline */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* What a case saw, in memory shared with the test */
 struct thp_counts {
 	long thp_pages;		/* pages of the range in a huge page */
@@ -260,13 +251,13 @@ static unsigned long *map_anon_control(void)
 /* Until khugepaged has passed over its list KHUGEPAGED_PASSES times */
 static int wait_for_khugepaged(struct thp_case *c)
 {
-	double deadline = now_s() + CHILD_TIMEOUT / 2;
+	double deadline = harness_now_s() + CHILD_TIMEOUT / 2;
 	long scans = khugepaged_full_scans();
 
 	mshare_report_step(c->report, "wait for khugepaged's passes");
 	while (scans >= 0 &&
 	       khugepaged_full_scans() < scans + KHUGEPAGED_PASSES &&
-	       now_s() < deadline)
+	       harness_now_s() < deadline)
 		usleep(10000);
 	c->counts->passes = khugepaged_full_scans() - scans;
 	if (scans < 0 || c->counts->passes < KHUGEPAGED_PASSES)

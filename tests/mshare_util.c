@@ -182,18 +182,14 @@ int mshare_unpin(void)
 
 bool mshare_wait_count(int *count, int n, int timeout_s)
 {
-	struct timespec now, end;
-
 	/* A deadline, not a count of sleeps: under TCG a sleep overruns */
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_s;
+	double deadline = harness_now_s() + timeout_s;
+
 	do {
 		if (__atomic_load_n(count, __ATOMIC_SEQ_CST) >= n)
 			return true;
 		usleep(1000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while (now.tv_sec < end.tv_sec ||
-		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	} while (harness_now_s() < deadline);
 	return __atomic_load_n(count, __ATOMIC_SEQ_CST) >= n;
 }
 

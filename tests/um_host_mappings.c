@@ -71,14 +71,6 @@ static int populating_child(void *arg)
 	return CHILD_OK;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Memory that a process holds (the populating child's, and ours) */
 static long in_use_kb(void)
 {
@@ -89,16 +81,16 @@ static long in_use_kb(void)
 static void run_populate_case(struct populate_case *c)
 {
 	struct harness_child_result res;
-	struct timespec t0;
+	double t0;
 	long before, after;
 
 	before = in_use_kb();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = harness_now_s();
 	CU_ASSERT_EQUAL(harness_run_child_timeout(populating_child, c,
 						 CHILD_TIMEOUT, &res), 0);
 	printf("    %s, %lu MiB: child %s %d after %.1f s\n", c->kind,
 	       c->size >> 20, res.exited ? "exited" : "killed by signal",
-	       res.exited ? res.status : res.signo, seconds_since(&t0));
+	       res.exited ? res.status : res.signo, harness_now_s() - t0);
 	CU_ASSERT_FALSE(res.timed_out);
 	CU_ASSERT_FALSE(res.signaled);
 	CU_ASSERT_TRUE(res.exited);

@@ -95,14 +95,6 @@ static int pressing_child(void *arg)
 	return CHILD_OK;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static long pages_swapped_out(void)
 {
 	harness_vm_stat_refresh();
@@ -113,7 +105,7 @@ static void run_pressure_case(struct pressure_case *c)
 {
 	struct harness_child_result res;
 	long total_kb, swap_kb, over_kb, out_before;
-	struct timespec t0;
+	double t0;
 
 	total_kb = harness_meminfo_kb("MemTotal");
 	swap_kb = harness_meminfo_kb("SwapFree");
@@ -128,7 +120,7 @@ static void run_pressure_case(struct pressure_case *c)
 	CU_ASSERT_FATAL(c->written != MAP_FAILED);
 	*c->written = 0;
 	out_before = pages_swapped_out();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = harness_now_s();
 	CU_ASSERT_EQUAL(harness_run_child_timeout(pressing_child, c,
 						 CHILD_TIMEOUT, &res), 0);
 	printf("    %s: %lu MiB written (MemTotal %ld MiB): ", c->kind,
@@ -136,7 +128,7 @@ static void run_pressure_case(struct pressure_case *c)
 	printf("%s %d after %.1f s, %ld pages swapped out\n",
 	       res.timed_out ? "timed out, killed" :
 	       res.exited ? "exited" : "killed by signal",
-	       res.exited ? res.status : res.signo, seconds_since(&t0),
+	       res.exited ? res.status : res.signo, harness_now_s() - t0,
 	       pages_swapped_out() - out_before);
 	CU_ASSERT_FALSE(res.timed_out);
 	CU_ASSERT_TRUE(res.exited);

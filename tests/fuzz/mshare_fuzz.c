@@ -37,14 +37,6 @@
 
 static struct fz_run run;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static unsigned long clock_seed(void)
 {
 	struct timespec ts;
@@ -157,9 +149,9 @@ static void test_lifecycle(void)
 	fz_log_init();
 
 	committed_kb = harness_meminfo_kb("Committed_AS");
-	start = now_s();
+	start = harness_now_s();
 	end = start + seconds;
-	while (now_s() < end && fz_do_op(&run) && kmsg_clean(&run))
+	while (harness_now_s() < end && fz_do_op(&run) && kmsg_clean(&run))
 		;
 	if (!run.failed && fz_finish(&run)) {
 		/*
@@ -174,7 +166,7 @@ static void test_lifecycle(void)
 			commit_back(&run, committed_kb);
 		}
 	}
-	print_counts(&run, now_s() - start);
+	print_counts(&run, harness_now_s() - start);
 	fz_faults_print(&run);
 	if (faults) {
 		printf("mshare_fuzz: faults: %u lines of the injections in the kernel log, all inside armed windows\n",
