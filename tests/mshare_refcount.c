@@ -138,8 +138,7 @@ static long wait_free_back(long base)
  * test let go from a work item (a region's mm goes by mmput_async()) had
  * better not come back between this test's samples.  It still may: a CI
  * run (boots side by side) saw free memory drop by 14648 kB for a 16384 kB
- * fill right after mshare_races' map_unmap_churn, so the test measures
- * what the region gives back from the sample taken with it full.
+ * fill right after mshare_races' map_unmap_churn.
  */
 static long wait_free_steady(void)
 {
@@ -178,12 +177,18 @@ static long wait_page_tables_back(long base)
 
 /*
  * Both processes stay alive: what comes back is the region's memory, not
- * theirs.  Free memory is MemFree plus the per-cpu free lists.
+ * theirs.  AnonPages, which counts the region's pages exactly, shows them
+ * come and go; free memory (MemFree plus the per-cpu free lists) shows
+ * that they went back to the allocator and nothing else was lost.  Free
+ * memory moves with what other work frees meanwhile, so it is compared
+ * with the sample before the fill only, with a margin: a CI run saw it
+ * drop by 12500 kB for a 16384 kB fill, then come back to 360 kB short of
+ * the sample before (2026-12-07).
  */
 static void test_freed_after_unlink_and_last_unmap(void)
 {
-	long before, during, after, anon_before, anon_after, pt_before;
-	long pt_after, back_to;
+	long before, during, after, anon_before, anon_during, anon_after;
+	long pt_before, pt_after;
 	struct mshare_agent a, b;
 	struct mshare_dbg dbg;
 	int fd;
@@ -209,6 +214,7 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	CU_ASSERT_EQUAL(mshare_dbg_find("rc_freed", &dbg), 0);
 	CU_ASSERT_EQUAL(dbg.rss_pages, FILL_LEN / PAGE);
 	during = mshare_free_kb();
+	anon_during = harness_meminfo_kb("AnonPages");
 
 	CU_ASSERT_EQUAL(mshare_unlink("rc_freed"), 0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&a, AGENT_UNMAP, 0), 0);
@@ -216,18 +222,17 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	CU_ASSERT_EQUAL(mshare_dbg_refcount("rc_freed"), 2);
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_UNMAP, 0), 0);
 	CU_ASSERT_TRUE(mshare_dbg_wait_gone("rc_freed"));
-	/* Back where it was, and up by the region's fill from @during */
-	back_to = during + (long)(FILL_LEN / 1024);
-	after = wait_free_back(back_to > before ? back_to : before);
+	after = wait_free_back(before);
 	pt_after = wait_page_tables_back(pt_before);
 	/* With several CPUs, AnonPages is exact only once they fold theirs */
 	harness_vm_stat_refresh();
 	anon_after = harness_meminfo_kb("AnonPages");
-	printf("\n    free %ld kB before, %ld kB with %lu kB in the region, %ld kB after; AnonPages %ld -> %ld kB, PageTables %ld -> %ld kB\n",
-	       before, during, FILL_LEN / 1024, after, anon_before, anon_after,
-	       pt_before, pt_after);
-	/* The region's pages came back, and nothing else was lost */
-	CU_ASSERT(after - during >= (long)(FILL_LEN / 1024) - FREE_MARGIN_KB);
+	printf("\n    free %ld kB before, %ld kB with %lu kB in the region, %ld kB after; AnonPages %ld -> %ld -> %ld kB, PageTables %ld -> %ld kB\n",
+	       before, during, FILL_LEN / 1024, after, anon_before,
+	       anon_during, anon_after, pt_before, pt_after);
+	/* The region held its pages, they came back, nothing else was lost */
+	CU_ASSERT(anon_during - anon_before >=
+		  (long)(FILL_LEN / 1024) - ANON_SLACK_KB);
 	CU_ASSERT(after >= before - FREE_MARGIN_KB);
 	/* The agents' own stacks and heaps may move by a page or so. */
 	CU_ASSERT(labs(anon_after - anon_before) <= ANON_SLACK_KB);
