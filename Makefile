@@ -68,11 +68,14 @@ CONFIG_START = cp /dev/null $(OBJ)/.config
 ARCH_CONFIG :=
 INITRD := $(ARCH_OUT)/initramfs.cpio
 KBUILD_WATCH :=
+# make test SERIES=seed: the seed under qemu, the "x86_64:" claims.
+SEED_COMPARE = $(QEMU_ENV) bash $(ROOT)/uml/seed-compare.sh --qemu
 else
 ARCH_OUT := $(dir $(OBJ))
 KBUILD_ARCH := ARCH=um SUBARCH=x86_64
 KERNEL_IMAGE := $(OBJ)/linux
 KERNEL_TARGETS := linux scripts_gdb
+SEED_COMPARE = bash $(ROOT)/uml/seed-compare.sh
 CONFIG_START = $(KMAKE) -s defconfig
 ARCH_CONFIG := $(INITRAMFS_CONFIG)
 INITRD :=
@@ -296,21 +299,22 @@ else
 # its claims ("x86_64:fail"), results in build/seed/x86_64.  T=suite,...:
 # those suites alone, and the claims about their tests.
 test: linux
-	@$(if $(filter x86_64,$(KARCH)),$(QEMU_ENV) )bash $(ROOT)/uml/seed-compare.sh \
-		--suite-timeout $(SEED_SUITE_TIMEOUT) \
+	@$(SEED_COMPARE) --suite-timeout $(SEED_SUITE_TIMEOUT) \
 		--test-timeout $(SEED_TEST_TIMEOUT) $(if $(SEED_BOOT_PER_TEST),--boot-per-test) \
-		$(if $(SHARD),--shard $(SHARD)) $(if $(T),--suites $(T)) $(if $(filter x86_64,$(KARCH)),--qemu $(KERNEL_IMAGE) $(ARCH_OUT),$(OBJ)/linux $(BUILD)/seed)
+		$(if $(SHARD),--shard $(SHARD)) $(if $(T),--suites $(T)) $(KERNEL_IMAGE) $(SEED_OUT)
 endif
 
 # The results of a CI matrix's runners (make test SHARD=K/N, each runner's
 # build/test/results; SERIES=seed: each runner's build/seed) merged into
 # one, against the plan of the whole run: build/test/merged (or
 # build/seed/merged), one verdict.
-MERGE_OUT := $(if $(SEED_BUILD),$(if $(filter x86_64,$(KARCH)),$(ARCH_OUT)/merged,$(BUILD)/seed/merged),$(BUILD)/test/merged)
+# The seed comparison's results: build/seed, or build/seed/x86_64.
+SEED_OUT := $(patsubst %/,%,$(ARCH_OUT))
+MERGE_OUT := $(if $(SEED_BUILD),$(SEED_OUT)/merged,$(BUILD)/test/merged)
 merge-results: harness
 	$(if $(RESULTS),,$(error make merge-results wants RESULTS="the runners' result directories"))
 ifneq ($(SEED_BUILD),)
-	@bash $(ROOT)/uml/seed-compare.sh $(if $(filter x86_64,$(KARCH)),--qemu )--merge $(MERGE_OUT) $(RESULTS)
+	@$(SEED_COMPARE) --merge $(MERGE_OUT) $(RESULTS)
 else
 	@mkdir -p $(MERGE_OUT)
 	@$(HARNESS_OUT)/host-harness --list_tests >$(MERGE_OUT)/plan.txt

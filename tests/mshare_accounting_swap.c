@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 

@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 

@@ -13,18 +13,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 log=$1
 test=${2:-mshare_faults/non_creator_first_touch}
 
-status=0
-bash "$root/uml/gdb-run.sh" "$log" "$test" \
-	-ex mshare-break -ex run -ex 'bt 8' -ex mshare-regions -ex mshare-layout \
-	-ex 'mshare-pgd *addrp' -ex 'p $lx_current().comm' -ex 'delete' \
-	-ex continue || status=$?
-
 fail() {
 	echo "gdb-check: FAIL: $* (see $log)"
 	exit 1
 }
 
-[ "$status" -eq 0 ] || fail "gdb exited $status"
+bash "$root/uml/gdb-run.sh" "$log" "$test" \
+	-ex mshare-break -ex run -ex 'bt 8' -ex mshare-regions -ex mshare-layout \
+	-ex 'mshare-pgd *addrp' -ex 'p $lx_current().comm' -ex 'delete' \
+	-ex continue ||
+	fail "gdb exited $?"
+
 # What each check is for: the breakpoint, the fault path, our commands, an
 # lx- helper, and that the run under gdb still passes.
 grep -q 'hit Breakpoint 1, find_shared_vma' "$log" || fail "find_shared_vma was never hit"

@@ -15,16 +15,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 log=$1
 test=${2:-msharefs_fs/info_value}
 
-status=0
-bash "$root/uml/gdb-run.sh" "$log" "$test" \
-	-x uml/gdb/halt-pending-signals.gdb -ex run || status=$?
-
 fail() {
 	echo "halt-check: FAIL: $* (see $log)"
 	exit 1
 }
 
-[ "$status" -eq 0 ] || fail "gdb exited $status"
+bash "$root/uml/gdb-run.sh" "$log" "$test" \
+	-x uml/gdb/halt-pending-signals.gdb -ex run ||
+	fail "gdb exited $?"
+
 grep -q '^harness: verdict PASS' "$log" || fail "the test did not pass"
 grep -q '^halt-check: a SIGIO and a SIGALRM pending at the halt' "$log" ||
 	fail "the breakpoint in deactivate_all_fds() was never hit"

@@ -99,15 +99,18 @@ elif accel_why=$(python3 "$root/uml/qemu/kvm-probe.py" --kernel "$kernel" \
 else
 	accel=("${tcg_accel[@]}")
 fi
+# What TCG leaves out of a run without --tests: "SUITE<TAB>reason" lines.
+tcg_skipped=
+if [ "${accel[1]}" = tcg ]; then
+	tcg_skipped=$(grep -v '^#' "$tcg_skip" | awk 'NF')
+fi
 if [ -n "$list_skipped" ]; then
-	if [ "${accel[1]}" = tcg ]; then
-		grep -v '^#' "$tcg_skip" | awk -F '\t' 'NF { print $1 "\t" $2 }'
-	fi
+	[ -z "$tcg_skipped" ] || printf '%s\n' "$tcg_skipped"
 	exit 0
 fi
 skip=
-if [ -z "$tests" ] && [ "${accel[1]}" = tcg ]; then
-	skip=$(grep -v '^#' "$tcg_skip" | awk 'NF { print $1 }' | paste -sd, -)
+if [ -z "$tests" ] && [ -n "$tcg_skipped" ]; then
+	skip=$(cut -f1 <<<"$tcg_skipped" | paste -sd, -)
 fi
 
 mkdir -p "$(dirname "$log")"
@@ -149,7 +152,7 @@ args+=("$@")
 	echo "run-qemu: $cpus CPUs, $([ "$la57" = on ] && echo 5 || echo 4)-level paging, ${accel_why}"
 	if [ -n "$skip" ]; then
 		echo "run-qemu: tcg: leaving out the suites of ${tcg_skip#"$root"/}:"
-		grep -v '^#' "$tcg_skip" | awk 'NF' | sed 's/^/run-qemu:   /'
+		echo "run-qemu:   ${tcg_skipped//$'\n'/$'\n'run-qemu:   }"
 	fi
 	echo "run-qemu: ${qemu[*]} -append '${args[*]}'"
 } >"$log"

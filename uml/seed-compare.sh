@@ -525,7 +525,7 @@ tests=$(list_tests)
 boot_count=1
 # The suites the target leaves out of a run (none but under TCG).
 if [ -n "$qemu" ]; then
-	KERNEL=$linux bash "$root/uml/run-qemu.sh" --skipped-suites >"$out/skipped-suites.tsv"
+	run_kernel --skipped-suites >"$out/skipped-suites.tsv"
 else
 	: >"$out/skipped-suites.tsv"
 fi
