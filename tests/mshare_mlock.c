@@ -285,12 +285,24 @@ static void check_lockers(const struct mlock_case *c, int want)
 		MSHARE_ASSERT_EQ(dbg.lockers, want);
 }
 
+/*
+ * The memfd control runs on one CPU, its lockers and checkers with it
+ * (mshare_pin_to_cpu()).  shmem counts a page's lockers in mlock_count,
+ * which the kernel lets undercount: a page still in another CPU's LRU
+ * batch when it is mlocked enters the LRU with mlock_count 0, and the
+ * first munlock then clears PG_mlocked while a second locker holds it,
+ * "reclaim will fix it if not" (mm/mlock.c, __munlock_folio()).  On one
+ * CPU the count is exact, and two_lockers_memfd can say what shmem keeps.
+ * A region counts its lockers itself and runs on every CPU.
+ */
 static void case_begin(struct mlock_case *c)
 {
 	int i;
 
-	if (c->target.kind == SHM_MEMFD)
+	if (c->target.kind == SHM_MEMFD) {
 		c->target.memfd_size = CONTROL_SIZE;
+		CU_ASSERT_EQUAL_FATAL(mshare_pin_to_cpu(0), 0);
+	}
 	c->report = mshare_report_new();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c->report);
 	for (i = 0; i < c->nr_lockers; i++) {
@@ -309,6 +321,8 @@ static void case_end(struct mlock_case *c)
 	for (i = 0; i < c->nr_lockers; i++)
 		mshare_report_free(c->lockers[i].report);
 	mshare_report_free(c->report);
+	if (c->target.kind == SHM_MEMFD)
+		CU_ASSERT_EQUAL(mshare_unpin(), 0);
 }
 
 static void start_locker(struct locker *l)

@@ -113,7 +113,9 @@ const char *mshare_smaps_entry(char *buf, size_t size, unsigned long addr);
  * faulted in by another process, or by itself before a migration, puts
  * them on one CPU: a new page waits in its CPU's LRU batch until that is
  * drained, and MADV_PAGEOUT drains only the CPU it runs on, so on several
- * CPUs it may find pages it cannot isolate.
+ * CPUs it may find pages it cannot isolate.  mlock() too drains only its
+ * own CPU: a shmem page mlocked from another CPU than the one that made it
+ * undercounts its lockers (mshare_mlock).
  */
 int mshare_pin_to_cpu(int cpu);
 /* Back to every CPU that is online: 0 or -errno. */
