@@ -309,6 +309,8 @@ static int collapse_waiting_sharer(void *arg)
 
 static void case_begin(struct thp_case *c)
 {
+	if (c->target.kind == SHM_MEMFD)
+		c->target.memfd_size = MEMFD_LEN;
 	c->report = mshare_report_new();
 	c->counts = mmap(NULL, sizeof(*c->counts), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -374,43 +376,10 @@ static void run_collapse_case(struct thp_case *c)
 	case_end(c, "written in small pages, then khugepaged");
 }
 
-static void test_fault_always_region(void)
-{
-	struct thp_case c = { .target = { .kind = SHM_REGION,
-					  .name = "thp_fault",
-					  .addr = THP_ADDR(0) } };
-
-	run_fault_case(&c);
-}
-
-static void test_fault_always_memfd(void)
-{
-	struct thp_case c = { .target = { .kind = SHM_MEMFD,
-					  .name = "thp_fault_memfd",
-					  .addr = THP_ADDR(0),
-					  .memfd_size = MEMFD_LEN } };
-
-	run_fault_case(&c);
-}
-
-static void test_khugepaged_region(void)
-{
-	struct thp_case c = { .target = { .kind = SHM_REGION,
-					  .name = "thp_collapse",
-					  .addr = THP_ADDR(1) } };
-
-	run_collapse_case(&c);
-}
-
-static void test_khugepaged_memfd(void)
-{
-	struct thp_case c = { .target = { .kind = SHM_MEMFD,
-					  .name = "thp_collapse_memfd",
-					  .addr = THP_ADDR(1),
-					  .memfd_size = MEMFD_LEN } };
-
-	run_collapse_case(&c);
-}
+SHM_TEST_PAIR(struct thp_case, fault_always, run_fault_case, THP_ADDR(0),
+	      THP_ADDR(0))
+SHM_TEST_PAIR(struct thp_case, khugepaged, run_collapse_case, THP_ADDR(1),
+	      THP_ADDR(1))
 
 static int thp_suite_init(void)
 {
@@ -430,10 +399,10 @@ static const char *requires_thp_and_msharefs(void)
 }
 
 static const struct harness_test mshare_thp_tests[] = {
-	{ "fault_always_region", test_fault_always_region },
-	{ "fault_always_memfd", test_fault_always_memfd },
-	{ "khugepaged_region", test_khugepaged_region },
-	{ "khugepaged_memfd", test_khugepaged_memfd },
+	{ "fault_always_region", fault_always_region },
+	{ "fault_always_memfd", fault_always_memfd },
+	{ "khugepaged_region", khugepaged_region },
+	{ "khugepaged_memfd", khugepaged_memfd },
 	{ NULL, NULL },
 };
 
