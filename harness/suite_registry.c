@@ -3,6 +3,7 @@
  * The list of suites that test files registered, and its hand-over to the
  * CUnit registry.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,14 +60,22 @@ const struct harness_test *harness_find_test(const struct harness_suite *s,
 	return NULL;
 }
 
+/* The CPUs the harness may run on, as it started */
+static cpu_set_t harness_cpus;
+
 /*
  * The test's time ends before the kernel log check, which is the
  * harness's work, not the test's.  The check is what lets a kernel
- * warning fail the test that was running when it appeared.
+ * warning fail the test that was running when it appeared.  A test that
+ * pins itself to one CPU (mshare_pin_to_cpu()) and stops at a fatal
+ * assertion never reaches its own unpin: the next test gets every CPU
+ * back all the same.
  */
 static void test_teardown(void)
 {
 	test_times_stop();
+	if (sched_setaffinity(0, sizeof(harness_cpus), &harness_cpus))
+		printf("harness: cannot restore the CPU affinity: %m\n");
 	kmsg_watch_test_teardown();
 }
 
@@ -89,6 +98,11 @@ static int register_one(struct harness_suite *s)
 int harness_register_with_cunit(void)
 {
 	struct harness_suite *s;
+
+	if (sched_getaffinity(0, sizeof(harness_cpus), &harness_cpus)) {
+		printf("harness: cannot read the CPU affinity: %m\n");
+		return -1;
+	}
 
 	for (s = suite_head; s; s = s->next) {
 		if (register_one(s)) {
