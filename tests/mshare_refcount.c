@@ -207,6 +207,7 @@ static void test_freed_after_unlink_and_last_unmap(void)
 			0);
 	CU_ASSERT_EQUAL(mshare_agent_do(&b, AGENT_MAP_FOLLOW, 0), 0);
 	before = wait_free_steady();
+	harness_vm_stat_refresh();
 	anon_before = harness_meminfo_kb("AnonPages");
 	pt_before = harness_meminfo_kb("PageTables");
 
@@ -214,6 +215,7 @@ static void test_freed_after_unlink_and_last_unmap(void)
 	CU_ASSERT_EQUAL(mshare_dbg_find("rc_freed", &dbg), 0);
 	CU_ASSERT_EQUAL(dbg.rss_pages, FILL_LEN / PAGE);
 	during = mshare_free_kb();
+	harness_vm_stat_refresh();
 	anon_during = harness_meminfo_kb("AnonPages");
 
 	CU_ASSERT_EQUAL(mshare_unlink("rc_freed"), 0);
