@@ -8,6 +8,9 @@
  * Both parts of "suite/test" are fnmatch(3) patterns.  A suite part with
  * no wildcard is a name and can select an explicit-only suite; a wildcard
  * never does: `mshare_*` must not pull in a 30 s fuzzer or an OOM test.
+ * "-suite[/test]" leaves out what it matches from what the other items
+ * select, or from the whole run when they are all exclusions: make test
+ * runs the suites that fill all of memory in a boot with less of it.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -25,7 +28,11 @@ static bool is_pattern(const char *s)
 
 static int parse_item(char *word, struct selection_item *item)
 {
-	char *slash = strchr(word, '/');
+	char *slash;
+
+	item->exclude = *word == '-';
+	word += item->exclude;
+	slash = strchr(word, '/');
 
 	if (slash) {
 		*slash = '\0';
@@ -147,6 +154,8 @@ static void explain_item(const struct selection_item *it)
 		printf("harness: unknown suite '%s'\n", it->suite);
 }
 
+static bool selection_wants_any(const struct selection *sel);
+
 /* Every item must select a test: a typo must not become "ran nothing". */
 int selection_validate(const struct selection *sel, bool verbose)
 {
@@ -162,18 +171,48 @@ int selection_validate(const struct selection *sel, bool verbose)
 	}
 	if (ret && verbose)
 		harness_print_suite_names();
+	if (!ret && sel->count && !selection_wants_any(sel)) {
+		if (verbose)
+			printf("harness: the exclusions leave no test to run\n");
+		ret = -ENOENT;
+	}
 	return ret;
 }
 
-static bool item_wants_any_test(const struct selection_item *it,
-				const struct harness_suite *suite)
+/* What the selection's own items take, before its exclusions. */
+static bool included(const struct selection *sel,
+		     const struct harness_suite *suite, const char *test)
 {
-	const struct harness_test *t;
+	bool any_include = false;
+	size_t i;
 
-	for (t = suite->tests; t->name; t++)
-		if (item_wants_test(it, suite, t->name))
+	for (i = 0; i < sel->count; i++) {
+		if (sel->items[i].exclude)
+			continue;
+		if (item_wants_test(&sel->items[i], suite, test))
+			return true;
+		any_include = true;
+	}
+	return !any_include && !suite->explicit_only;
+}
+
+static bool excluded(const struct selection *sel,
+		     const struct harness_suite *suite, const char *test)
+{
+	size_t i;
+
+	for (i = 0; i < sel->count; i++)
+		if (sel->items[i].exclude &&
+		    item_wants_test(&sel->items[i], suite, test))
 			return true;
 	return false;
+}
+
+bool selection_wants_test(const struct selection *sel,
+			  const struct harness_suite *suite, const char *test)
+{
+	return suite->always_run ||
+	       (included(sel, suite, test) && !excluded(sel, suite, test));
 }
 
 /*
@@ -184,29 +223,22 @@ static bool item_wants_any_test(const struct selection_item *it,
 bool selection_wants_suite(const struct selection *sel,
 			   const struct harness_suite *suite)
 {
-	size_t i;
+	const struct harness_test *t;
 
 	if (suite->always_run)
 		return true;
-	if (!sel->count)
-		return !suite->explicit_only;
-	for (i = 0; i < sel->count; i++)
-		if (item_wants_any_test(&sel->items[i], suite))
+	for (t = suite->tests; t->name; t++)
+		if (selection_wants_test(sel, suite, t->name))
 			return true;
 	return false;
 }
 
-bool selection_wants_test(const struct selection *sel,
-			  const struct harness_suite *suite, const char *test)
+static bool selection_wants_any(const struct selection *sel)
 {
-	size_t i;
+	const struct harness_suite *s;
 
-	if (!selection_wants_suite(sel, suite))
-		return false;
-	if (!sel->count || suite->always_run)
-		return true;
-	for (i = 0; i < sel->count; i++)
-		if (item_wants_test(&sel->items[i], suite, test))
+	for (s = harness_suites(); s; s = s->next)
+		if (!s->always_run && selection_wants_suite(sel, s))
 			return true;
 	return false;
 }
@@ -240,6 +272,11 @@ int selection_check_suites_only(const struct selection *sel)
 		if (sel->items[i].test) {
 			printf("harness: '%s/%s': harness.skip takes suites, not tests\n",
 			       sel->items[i].suite, sel->items[i].test);
+			return -EINVAL;
+		}
+		if (sel->items[i].exclude) {
+			printf("harness: '-%s': harness.skip takes suites to leave out, not exclusions\n",
+			       sel->items[i].suite);
 			return -EINVAL;
 		}
 	}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which suites and tests to run: "suite" or "suite/test", comma-separated;
- * both parts are fnmatch(3) patterns.
+ * both parts are fnmatch(3) patterns.  An item that starts with '-'
+ * leaves out what it matches (GoogleTest's negative patterns): alone, of
+ * the whole run.
  */
 #ifndef HARNESS_SELECTION_H
 #define HARNESS_SELECTION_H
@@ -15,6 +17,8 @@ struct selection_item {
 	char *suite;
 	/* NULL selects the whole suite. */
 	char *test;
+	/* "-suite[/test]": what the item matches is left out */
+	bool exclude;
 };
 
 struct selection {

@@ -86,6 +86,36 @@ static void test_selection_syntax(void)
 	}
 }
 
+/* "-SEL" leaves out what it matches, of the others' selection or of all */
+static void test_selection_exclusion(void)
+{
+	struct harness_suite *self = harness_find_suite("harness");
+	struct selection sel;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("-harness/selection_*", &sel),
+			      0);
+	CU_ASSERT_TRUE(sel.items[0].exclude);
+	CU_ASSERT_STRING_EQUAL(sel.items[0].suite, "harness");
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "kmsg_matcher"));
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "selection_globs"));
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/kmsg_*,-harness/*_matcher",
+					      &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "kmsg_matcher"));
+	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "run_child"));
+	selection_free(&sel);
+	/* An exclusion of nothing is a typo; one of everything runs nothing */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("-nosuch", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+	CU_ASSERT_EQUAL_FATAL(selection_parse("harness,-harness", &sel), 0);
+	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
+}
+
 static void test_selection_globs(void)
 {
 	struct harness_suite *self = harness_find_suite("harness");
@@ -381,6 +411,7 @@ static const struct harness_test harness_tests[] = {
 	{ "selection_unknown", test_selection_unknown },
 	{ "selection_syntax", test_selection_syntax },
 	{ "selection_globs", test_selection_globs },
+	{ "selection_exclusion", test_selection_exclusion },
 	{ "selection_explicit_only", test_selection_explicit_only },
 	{ "selection_dotted", test_selection_dotted },
 	{ "shard_parts", test_shard_parts },
