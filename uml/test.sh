@@ -116,17 +116,20 @@ part_summary() {
 }
 
 # One part of a suite: a boot of RUNNER... with harness.shard=P/T, its
-# console and results files (CUnit XML, KTAP, JUnit) in DIR/part-J.
-# NAME: the stage's; TITLE: what boots.
+# console and results files (CUnit XML, KTAP, JUnit) in DIR.  NAME: the
+# stage's; TITLE: what boots; KERNEL_ARGS: more words for its command
+# line (none: "").
 run_suite_part() {
-	local name=$1 title=$2 part=$3 dir=$4/part-$3 spec rc=0
-	shift 4
+	local name=$1 title=$2 part=$3 dir=$4 spec rc=0
+	local -a kernel_args
+	read -r -a kernel_args <<<"$5"
+	shift 5
 	spec=$(part_spec "$part")
 	echo "test: == $title, part $spec: its share of every test =="
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	"$@" --quiet --log "$dir/console.log" --results "$dir/results" \
-		-- "harness.shard=$spec" || rc=$?
+		-- "harness.shard=$spec" "${kernel_args[@]}" || rc=$?
 	# run-qemu.sh's lines: KVM or TCG, and the suites TCG leaves out.
 	grep '^run-qemu: ' "$dir/console.log" | grep -v '^run-qemu: qemu-system' || true
 	part_summary "$dir/console.log" "$rc"
@@ -137,19 +140,44 @@ run_suite_part() {
 	fi
 }
 
+# The suites that write more than all of memory to push pages to swap:
+# their time grows with the boot's memory (106 s for one case at mem=768M,
+# 21 s at 256M), so each part runs them in a boot of its own with less.
+ram_filling_suites=um_swap_pressure,mshare_kill_swap
+ram_filling_mem=mem=256M
+# Every other suite (the harness's "-SUITE" leaves one out)
+not_ram_filling=-${ram_filling_suites//,/,-}
+
+# The kinds of boot a part of ./linux's suite is: the part's directory
+# under build/test/suite, then its selection (harness.run=; none: "").
+suite_kinds=("part=$not_ram_filling" "small-ram-part=$ram_filling_suites")
+
 stage_suite_part() {
-	run_suite_part suite "suite: ./linux" "$1" "$out/suite" bash "$run"
+	run_suite_part suite "suite: ./linux" "$1" "$out/suite/part-$1" \
+		"harness.run=$not_ram_filling" bash "$run"
+}
+
+stage_suite_small_ram_part() {
+	run_suite_part suite-small-ram "suite: ./linux $ram_filling_mem, $ram_filling_suites" \
+		"$1" "$out/suite/small-ram-part-$1" \
+		"harness.run=$ram_filling_suites $ram_filling_mem" bash "$run"
 }
 
 # The parts' results files merged into one KTAP and one JUnit file in DIR
 # (uml/merge-results.py), checked against the plan: every test of the
-# parts' selections has a result, none has two.
+# parts' selections has a result, none has two.  KINDS: the parts' kinds
+# of boot, "SUBDIR=SELECTION" as suite_kinds.
 merge_parts() {
-	local name=$1 parts_dir=$2 dir=$3 part plan=$2/plan.txt log=$2/merge.log
+	local name=$1 parts_dir=$2 dir=$3 part kind sel plan=$2/plan.txt log=$2/merge.log
 	local -a results=()
-	for part in $(seq 1 "$jobs"); do
-		"$host_harness" --list_tests --shard "$(part_spec "$part")"
-		results+=("$parts_dir/part-$part/results")
+	shift 3
+	for kind; do
+		sel=${kind#*=}
+		for part in $(seq 1 "$jobs"); do
+			"$host_harness" --list_tests --shard "$(part_spec "$part")" \
+				${sel:+--run "$sel"}
+			results+=("$parts_dir/${kind%%=*}-$part/results")
+		done
 	done >"$plan.parts"
 	# The parts' tests in the order of one whole run.
 	"$host_harness" --list_tests | grep -Fx -f "$plan.parts" >"$plan" || true
@@ -166,7 +194,7 @@ merge_parts() {
 
 stage_suite_merge() {
 	echo "test: == suite: its $jobs parts' results merged into build/test/results =="
-	merge_parts suite "$out/suite" "$out/results"
+	merge_parts suite "$out/suite" "$out/results" "${suite_kinds[@]}"
 }
 
 # The results files of the suite stage: kunit.py parse must read the KTAP
@@ -437,12 +465,12 @@ qemu_run=$root/uml/run-qemu.sh
 # Under TCG the suites of uml/qemu/tcg-skip.txt are left out (printed).
 stage_x86_suite_part() {
 	run_suite_part x86_64-suite "x86_64 suite under qemu on $x86_cpus CPUs" \
-		"$1" "$x86_out/suite" bash "$qemu_run" --cpus "$x86_cpus"
+		"$1" "$x86_out/suite/part-$1" "" bash "$qemu_run" --cpus "$x86_cpus"
 }
 
 stage_x86_suite_merge() {
 	echo "test: == x86_64 suite: its $jobs parts' results merged into build/test/x86_64/results =="
-	merge_parts x86_64-suite "$x86_out/suite" "$x86_out/results"
+	merge_parts x86_64-suite "$x86_out/suite" "$x86_out/results" "part="
 }
 
 # A qemu run of named suites as one stage: $1 the stage's name, $2 its
@@ -514,7 +542,9 @@ for part in $parts; do all_jobs+=("um stage_suite_part $part"); done
 for part in $parts; do all_jobs+=("x86_64 stage_x86_suite_part $part"); done
 all_jobs+=("um stage_pgbench" "x86_64 stage_x86_smp" "x86_64 stage_x86_la57"
 	"x86_64 stage_x86_fuzz"
-	"um stage_selftests" "um stage_fuzz" "um stage_fuzz_faults" "um stage_gdb"
+	"um stage_selftests")
+for part in $parts; do all_jobs+=("um stage_suite_small_ram_part $part"); done
+all_jobs+=("um stage_fuzz" "um stage_fuzz_faults" "um stage_gdb"
 	"um stage_halt"
 	"um stage_program" "um stage_oom" "x86_64 stage_x86_negative_control"
 	"um stage_selection" "um stage_negative_control" "um stage_negative_debug"
@@ -532,7 +562,7 @@ mine=()
 other=0
 for job in "${queue[@]}"; do
 	case "$job" in
-	stage_suite_part* | stage_x86_suite_part*) mine+=("$job") ;;
+	stage_suite_part* | stage_suite_small_ram_part* | stage_x86_suite_part*) mine+=("$job") ;;
 	*)
 		other=$((other + 1))
 		if [ $(((other - 1) % shard_count + 1)) -eq "$shard_index" ]; then
