@@ -154,7 +154,8 @@ static void explain_item(const struct selection_item *it)
 		printf("harness: unknown suite '%s'\n", it->suite);
 }
 
-static bool selection_wants_any(const struct selection *sel);
+static bool has_exclusion(const struct selection *sel);
+static bool exclusions_leave_any(const struct selection *sel);
 
 /* Every item must select a test: a typo must not become "ran nothing". */
 int selection_validate(const struct selection *sel, bool verbose)
@@ -171,7 +172,7 @@ int selection_validate(const struct selection *sel, bool verbose)
 	}
 	if (ret && verbose)
 		harness_print_suite_names();
-	if (!ret && sel->count && !selection_wants_any(sel)) {
+	if (!ret && has_exclusion(sel) && !exclusions_leave_any(sel)) {
 		if (verbose)
 			printf("harness: the exclusions leave no test to run\n");
 		ret = -ENOENT;
@@ -233,13 +234,31 @@ bool selection_wants_suite(const struct selection *sel,
 	return false;
 }
 
-static bool selection_wants_any(const struct selection *sel)
+static bool has_exclusion(const struct selection *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->count; i++)
+		if (sel->items[i].exclude)
+			return true;
+	return false;
+}
+
+/*
+ * Whether a test is left once the exclusions are applied: the items'
+ * own choice, whether or not its suite is one that always runs (a
+ * selection may name kernel_log/boot_log_clean alone).
+ */
+static bool exclusions_leave_any(const struct selection *sel)
 {
 	const struct harness_suite *s;
+	const struct harness_test *t;
 
 	for (s = harness_suites(); s; s = s->next)
-		if (!s->always_run && selection_wants_suite(sel, s))
-			return true;
+		for (t = s->tests; t->name; t++)
+			if (included(sel, s, t->name) &&
+			    !excluded(sel, s, t->name))
+				return true;
 	return false;
 }
 

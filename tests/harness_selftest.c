@@ -114,6 +114,11 @@ static void test_selection_exclusion(void)
 	CU_ASSERT_EQUAL_FATAL(selection_parse("harness,-harness", &sel), 0);
 	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
 	selection_free(&sel);
+	/* The boot log's check, which every run has, may be named alone */
+	CU_ASSERT_EQUAL_FATAL(selection_parse("kernel_log/boot_log_clean",
+					      &sel), 0);
+	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
+	selection_free(&sel);
 }
 
 static void test_selection_globs(void)
