@@ -17,6 +17,18 @@
 #include "selection.h"
 #include "shard.h"
 
+/* selection_validate() of @spec, which must parse */
+static int validate_spec(const char *spec)
+{
+	struct selection sel;
+	int ret;
+
+	CU_ASSERT_EQUAL_FATAL(selection_parse(spec, &sel), 0);
+	ret = selection_validate(&sel, false);
+	selection_free(&sel);
+	return ret;
+}
+
 static void test_selection_suite_only(void)
 {
 	struct selection sel;
@@ -63,14 +75,8 @@ static void test_selection_multiple(void)
 
 static void test_selection_unknown(void)
 {
-	struct selection sel;
-
-	CU_ASSERT_EQUAL_FATAL(selection_parse("harness,nosuch", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
-	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/nosuchtest", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
+	CU_ASSERT_NOT_EQUAL(validate_spec("harness,nosuch"), 0);
+	CU_ASSERT_NOT_EQUAL(validate_spec("harness/nosuchtest"), 0);
 }
 
 static void test_selection_syntax(void)
@@ -108,17 +114,10 @@ static void test_selection_exclusion(void)
 	CU_ASSERT_FALSE(selection_wants_test(&sel, self, "run_child"));
 	selection_free(&sel);
 	/* An exclusion of nothing is a typo; one of everything runs nothing */
-	CU_ASSERT_EQUAL_FATAL(selection_parse("-nosuch", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
-	CU_ASSERT_EQUAL_FATAL(selection_parse("harness,-harness", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
+	CU_ASSERT_NOT_EQUAL(validate_spec("-nosuch"), 0);
+	CU_ASSERT_NOT_EQUAL(validate_spec("harness,-harness"), 0);
 	/* The boot log's check, which every run has, may be named alone */
-	CU_ASSERT_EQUAL_FATAL(selection_parse("kernel_log/boot_log_clean",
-					      &sel), 0);
-	CU_ASSERT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
+	CU_ASSERT_EQUAL(validate_spec("kernel_log/boot_log_clean"), 0);
 }
 
 static void test_selection_globs(void)
@@ -137,12 +136,8 @@ static void test_selection_globs(void)
 	CU_ASSERT_TRUE(selection_wants_test(&sel, self, "run_child"));
 	selection_free(&sel);
 	/* A pattern that matches nothing is an error, as a typo is. */
-	CU_ASSERT_EQUAL_FATAL(selection_parse("harness/zz*", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
-	CU_ASSERT_EQUAL_FATAL(selection_parse("nosuch*", &sel), 0);
-	CU_ASSERT_NOT_EQUAL(selection_validate(&sel, false), 0);
-	selection_free(&sel);
+	CU_ASSERT_NOT_EQUAL(validate_spec("harness/zz*"), 0);
+	CU_ASSERT_NOT_EQUAL(validate_spec("nosuch*"), 0);
 }
 
 static void test_selection_explicit_only(void)
